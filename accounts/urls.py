@@ -1,0 +1,11 @@
+from django.urls import path
+
+from accounts import apis
+
+urlpatterns = [
+    path("auth/register", apis.AuthRegisterApi.as_view(), name="auth-register"),
+    path("auth/token", apis.AuthTokenApi.as_view(), name="auth-token"),
+    path("auth/guest", apis.AuthGuestApi.as_view(), name="auth-guest"),
+    path("auth/logout", apis.AuthLogoutApi.as_view(), name="auth-logout"),
+    path("me", apis.MeApi.as_view(), name="me"),
+]

@@ -1,0 +1,75 @@
+"""One error body everywhere: `{"code", "message", "extra"}` (shared/CONTRACT.md §3).
+
+DRF's own exceptions (401, 403, 404, 405, 415, 429, validation) are translated here too, and
+Django's 404/500 handlers for URLs outside DRF answer in the same shape.
+"""
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+from config.api.errors import ApiError, ErrorCode
+
+_DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
+    (exceptions.NotAuthenticated, ErrorCode.NOT_AUTHENTICATED),
+    (exceptions.AuthenticationFailed, ErrorCode.NOT_AUTHENTICATED),
+    (exceptions.PermissionDenied, ErrorCode.PERMISSION_DENIED),
+    (exceptions.NotFound, ErrorCode.NOT_FOUND),
+    (exceptions.MethodNotAllowed, ErrorCode.METHOD_NOT_ALLOWED),
+    (exceptions.NotAcceptable, ErrorCode.NOT_ACCEPTABLE),
+    (exceptions.UnsupportedMediaType, ErrorCode.UNSUPPORTED_MEDIA_TYPE),
+    (exceptions.Throttled, ErrorCode.THROTTLED),
+    (exceptions.ParseError, ErrorCode.INVALID_REQUEST),
+    (exceptions.ValidationError, ErrorCode.INVALID_REQUEST),
+]
+
+
+def _translate(exc: Exception) -> ApiError | None:
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, Http404):
+        return ApiError(ErrorCode.NOT_FOUND, "Not found.")
+    if isinstance(exc, DjangoPermissionDenied):
+        return ApiError(ErrorCode.PERMISSION_DENIED, "You do not have permission to perform this action.")
+    if isinstance(exc, exceptions.APIException):
+        fallback = ErrorCode.INVALID_REQUEST if exc.status_code == 400 else ErrorCode.SERVER_ERROR
+        code = next((code for exc_type, code in _DRF_CODES if isinstance(exc, exc_type)), fallback)
+        extra: dict = {}
+        if isinstance(exc, exceptions.ValidationError):
+            extra = {
+                "fields": exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+            }
+            message = "The request is malformed."
+        else:
+            message = str(exc.detail)
+        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+            extra = {"retry_after": int(exc.wait) + 1}
+        return ApiError(code, message, extra=extra, status_code=exc.status_code)
+    return None
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    error = _translate(exc)
+    if error is None:
+        return None
+    # Whatever a view wrote before failing is undone, like DRF's own handler does.
+    set_rollback()
+    headers = {}
+    if isinstance(exc, exceptions.APIException):
+        if getattr(exc, "auth_header", None):
+            headers["WWW-Authenticate"] = exc.auth_header
+        if getattr(exc, "wait", None) is not None:
+            headers["Retry-After"] = str(int(exc.wait) + 1)
+    if error.status_code == 401 and "WWW-Authenticate" not in headers:
+        headers["WWW-Authenticate"] = 'Bearer realm="api"'
+    return Response(error.body(), status=error.status_code, headers=headers)
+
+
+def json_404(request, exception=None) -> JsonResponse:
+    return JsonResponse(ApiError(ErrorCode.NOT_FOUND, "Not found.").body(), status=404)
+
+
+def json_500(request) -> JsonResponse:
+    return JsonResponse(ApiError(ErrorCode.SERVER_ERROR, "Server error.").body(), status=500)

@@ -1,0 +1,12 @@
+from rest_framework import serializers
+
+
+class StrictInputSerializer(serializers.Serializer):
+    """An input serializer that rejects unknown fields (CONTRACT §3: an unknown field is a 400)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)

@@ -1,0 +1,25 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+api_v1 = [
+    path("", include("accounts.urls")),
+    path("", include("matchmaking.urls")),
+    path("", include("games.urls")),
+]
+
+if settings.BENCH_ENDPOINTS:
+    from games.bench import BenchBareMoveApi
+
+    api_v1.append(path("_bench/bare/<int:game_id>", BenchBareMoveApi.as_view(), name="bench-bare"))
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+]
+
+handler404 = "config.api.handler.json_404"
+handler500 = "config.api.handler.json_500"

@@ -1,0 +1,384 @@
+"""Thin views of the game API (CONTRACT §4 "Games", "Events", "Trustee")."""
+
+import time
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api.errors import ErrorCode
+from config.api.schema import error_responses
+from config.api.serializers import StrictInputSerializer
+from games import selectors, services, wakeups
+
+ACTION_TYPES = (
+    "accept",
+    "decline",
+    "transfer",
+    "solo",
+    "call",
+    "reveal",
+    "rebel",
+    "kick",
+    "stay",
+    "play",
+    "pass",
+)
+
+
+class GameLegalActionOutputSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=ACTION_TYPES)
+    cards = serializers.ListField(child=serializers.CharField())
+    card = serializers.CharField(allow_null=True)
+
+
+class GameTablePlayOutputSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    cards = serializers.ListField(child=serializers.CharField())
+
+
+class GameViewOutputSerializer(serializers.Serializer):
+    """engine.seat_view (or public_view for a spectator) plus the service's fields."""
+
+    id = serializers.IntegerField()
+    table_id = serializers.IntegerField(
+        help_text=(
+            "The table's id (CONTRACT §4 calls it `table`, taken by the play to beat)."
+        )
+    )
+    number = serializers.IntegerField(help_text="Deal number at the table, from 0.")
+    status = serializers.ChoiceField(choices=("running", "over", "void"))
+    version = serializers.IntegerField(help_text="Rises by one per applied action.")
+    deadline = serializers.DateTimeField(
+        allow_null=True, help_text="When the current prompt times out (UTC)."
+    )
+    players = serializers.ListField(
+        child=serializers.CharField(allow_null=True), help_text="Usernames by seat."
+    )
+    trustee = serializers.ListField(child=serializers.BooleanField(), help_text="Seats on 托管.")
+    phase = serializers.ChoiceField(
+        choices=(
+            "emperor_selection",
+            "call",
+            "solo_window",
+            "declaration_window",
+            "kick_window",
+            "play",
+            "over",
+            "void",
+        )
+    )
+    seat = serializers.IntegerField(
+        allow_null=True, required=False, help_text="The viewer's seat; absent or null for spectators."
+    )
+    hand = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Own cards (seated only)."
+    )
+    counts = serializers.ListField(
+        child=serializers.JSONField(), help_text='Cards per seat; laowang shows ">10".'
+    )
+    roles = serializers.ListField(child=serializers.CharField(allow_null=True))
+    emperor = serializers.IntegerField(allow_null=True)
+    candidate = serializers.IntegerField(allow_null=True)
+    called_card = serializers.CharField(allow_null=True)
+    window = serializers.JSONField(allow_null=True, help_text='{"kind": ...} or null; never who answered.')
+    table = GameTablePlayOutputSerializer(allow_null=True, help_text="The play to beat, or null.")
+    passed = serializers.ListField(child=serializers.IntegerField())
+    turn = serializers.IntegerField(allow_null=True)
+    places = serializers.ListField(child=serializers.IntegerField(allow_null=True))
+    multiplier = serializers.JSONField()
+    legal_actions = GameLegalActionOutputSerializer(many=True, required=False, help_text="Own legal actions.")
+
+    class Meta:
+        ref_name = "GameView"
+
+
+class GameFinalOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    table_id = serializers.IntegerField()
+    version = serializers.IntegerField()
+    phase = serializers.ChoiceField(choices=("over", "void"))
+    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    seed = serializers.JSONField()
+    actions = serializers.ListField(child=serializers.JSONField())
+    scores = serializers.ListField(child=serializers.IntegerField())
+    tribute = serializers.JSONField()
+    next_start_seat = serializers.IntegerField()
+    void = serializers.BooleanField()
+
+
+class GameActionInputSerializer(StrictInputSerializer):
+    type = serializers.ChoiceField(choices=ACTION_TYPES)
+    cards = serializers.ListField(child=serializers.CharField(max_length=4), max_length=64, required=False)
+    card = serializers.CharField(max_length=4, allow_null=True, required=False)
+    expected_version = serializers.IntegerField(min_value=0, required=False)
+
+
+class GameTrusteeInputSerializer(StrictInputSerializer):
+    on = serializers.BooleanField()
+
+
+class GameEventsQueryInputSerializer(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, required=False, default=0)
+    wait = serializers.FloatField(min_value=0, required=False, default=0)
+
+
+class GameEventsOutputSerializer(serializers.Serializer):
+    events = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Event dicts with `type`, `seat`, `seq`; redacted for the caller.",
+    )
+    last_seq = serializers.IntegerField(help_text="Pass as `after` next time.")
+    version = serializers.IntegerField()
+
+
+_VIEW_EXAMPLE = {
+    "id": 12,
+    "table_id": 3,
+    "number": 0,
+    "status": "running",
+    "version": 5,
+    "deadline": "2026-11-30T03:00:20Z",
+    "players": ["ann", "bo", "cai", "dan", "eve"],
+    "trustee": [False] * 5,
+    "phase": "play",
+    "seat": 2,
+    "hand": ["BJ", "2S", "2H", "AS", "9D"],
+    "counts": [30, 33, 33, 33, 33],
+    "roles": ["emperor", None, "commoner", None, None],
+    "emperor": 0,
+    "candidate": None,
+    "called_card": None,
+    "window": None,
+    "table": {"seat": 0, "cards": ["5S"]},
+    "passed": [1],
+    "turn": 2,
+    "places": [None] * 5,
+    "multiplier": 1,
+    "legal_actions": [
+        {"type": "pass", "cards": [], "card": None},
+        {"type": "play", "cards": ["9D"], "card": None},
+    ],
+}
+_GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+class GameDetailApi(APIView):
+    @extend_schema(
+        operation_id="game_detail",
+        tags=["games"],
+        parameters=[_GAME_ID],
+        responses={
+            200: GameViewOutputSerializer,
+            **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED, ErrorCode.NOT_FOUND),
+        },
+        examples=[OpenApiExample("seated", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"])],
+        description="The caller's seat_view; a spectator of a public table gets the public_view.",
+    )
+    def get(self, request, game_id: int):
+        game = selectors.game_get(game_id=game_id)
+        return Response(selectors.game_view(game=game, user=request.user))
+
+
+class GameFinalApi(APIView):
+    @extend_schema(
+        operation_id="game_final",
+        tags=["games"],
+        parameters=[_GAME_ID],
+        responses={
+            200: GameFinalOutputSerializer,
+            **error_responses(
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+                ErrorCode.GAME_NOT_OVER,
+            ),
+        },
+        description="engine.final_view: every hand as dealt, the seed, the actions and the scores.",
+    )
+    def get(self, request, game_id: int):
+        game = selectors.game_get(game_id=game_id)
+        return Response(selectors.game_final(game=game, user=request.user))
+
+
+class GameActionApi(APIView):
+    @extend_schema(
+        operation_id="game_action",
+        tags=["games"],
+        parameters=[
+            _GAME_ID,
+            OpenApiParameter(
+                "Idempotency-Key",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                required=False,
+                description=(
+                    "Per user. The same key with the same body replays the stored status and body; "
+                    "with another "
+                    "body: 409 idempotency_key_reused. Only 200 responses are stored."
+                ),
+            ),
+        ],
+        request=GameActionInputSerializer,
+        responses={
+            200: GameViewOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+                ErrorCode.NOT_YOUR_TURN,
+                ErrorCode.WRONG_PHASE,
+                ErrorCode.STALE_VERSION,
+                ErrorCode.GAME_OVER,
+                ErrorCode.IDEMPOTENCY_KEY_REUSED,
+                ErrorCode.NOT_A_PLAY,
+                ErrorCode.DOES_NOT_BEAT,
+                ErrorCode.MUST_PLAY_LAST,
+                ErrorCode.CANNOT_PASS_LEAD,
+                ErrorCode.CARD_NOT_IN_HAND,
+                ErrorCode.NOT_ALLOWED,
+                ErrorCode.BAD_CALL,
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "play", value={"type": "play", "cards": ["9D"], "expected_version": 5}, request_only=True
+            ),
+            OpenApiExample("pass", value={"type": "pass", "expected_version": 5}, request_only=True),
+            OpenApiExample("call", value={"type": "call", "card": "SJ"}, request_only=True),
+            OpenApiExample("new view", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"]),
+        ],
+    )
+    def post(self, request, game_id: int):
+        data = GameActionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        action = {"type": fields["type"], "cards": list(fields.get("cards", [])), "card": fields.get("card")}
+        key = request.headers.get("Idempotency-Key")
+        status_code, body = services.game_action_apply(
+            game_id=game_id,
+            user=request.user,
+            action=action,
+            expected_version=fields.get("expected_version"),
+            idempotency_key=key[:255] if key else None,
+        )
+        return Response(body, status=status_code)
+
+
+class GameTrusteeApi(APIView):
+    @extend_schema(
+        operation_id="game_trustee",
+        tags=["games"],
+        parameters=[_GAME_ID],
+        request=GameTrusteeInputSerializer,
+        responses={
+            200: GameViewOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+                ErrorCode.GAME_OVER,
+                ErrorCode.TRUSTEE_LOCKED,
+            ),
+        },
+        examples=[OpenApiExample("on", value={"on": True}, request_only=True)],
+        description="托管 on or off for the caller's seat; after three entries in a deal it stays on.",
+    )
+    def post(self, request, game_id: int):
+        data = GameTrusteeInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(services.game_trustee_set(game_id=game_id, user=request.user, **data.validated_data))
+
+
+class GameEventsApi(APIView):
+    """Answers at once; the async wrapper below does the waiting, so a waiting client holds no thread."""
+
+    @extend_schema(
+        operation_id="game_events",
+        tags=["games"],
+        parameters=[
+            _GAME_ID,
+            OpenApiParameter(
+                "after", OpenApiTypes.INT, description="Return events with a larger seq (default 0)."
+            ),
+            OpenApiParameter(
+                "wait",
+                OpenApiTypes.NUMBER,
+                description="Seconds to wait when there are none yet; clamped to 30.",
+            ),
+        ],
+        responses={
+            200: GameEventsOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "events",
+                value={
+                    "events": [{"type": "play", "seat": 0, "cards": ["5S"], "seq": 9}],
+                    "last_seq": 9,
+                    "version": 5,
+                },
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+    )
+    def get(self, request, game_id: int):
+        query = GameEventsQueryInputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = selectors.game_get(game_id=game_id)
+        return Response(
+            selectors.game_events(game=game, user=request.user, after=query.validated_data["after"])
+        )
+
+
+def _events_long_poll_view():
+    sync_view = sync_to_async(GameEventsApi.as_view())
+
+    def _params(request) -> tuple[int, float] | None:
+        try:
+            after = int(request.GET.get("after", 0))
+            wait = float(request.GET.get("wait", 0))
+        except ValueError:
+            return None
+        if after < 0 or not wait > 0:
+            return None
+        return after, min(wait, float(settings.EVENTS_MAX_WAIT))
+
+    async def view(request, game_id: int):
+        response = await sync_view(request, game_id=game_id)
+        params = _params(request)
+        # Errors, a wait of 0 and a non-empty answer go back at once; only "nothing new" waits.
+        if params is None or response.status_code != 200 or response.data["last_seq"] > params[0]:
+            return response
+        after, wait = params
+        end = time.monotonic() + wait
+        changed = sync_to_async(selectors.game_events_changed)
+        async with wakeups.Waiter(game_id) as waiter:
+            while (left := end - time.monotonic()) > 0:
+                if await changed(game_id=game_id, after=after):
+                    break
+                await waiter.wait(left)
+        return await sync_view(request, game_id=game_id)
+
+    view = csrf_exempt(view)
+    # drf-spectacular documents a URL by its callback's `cls`: describe this view as GameEventsApi.
+    view.cls = GameEventsApi
+    view.initkwargs = {}
+    return view
+
+
+game_events_view = _events_long_poll_view()

@@ -1,0 +1,80 @@
+from django.conf import settings
+from django.db import models
+
+
+class GameStatus(models.TextChoices):
+    RUNNING = "running"
+    OVER = "over"
+    VOID = "void"
+
+
+class Game(models.Model):
+    """One deal. `setup` and `state` hold hidden cards: only selectors that build views read them."""
+
+    table = models.ForeignKey("matchmaking.Table", on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveIntegerField(
+        help_text="Index of this deal at its table, from 0 (void deals count)."
+    )
+    preset = models.CharField(max_length=32)
+    options = models.JSONField(default=dict)
+    # The keyword arguments given to engine.new_deal, the drawn seed included: with the action log
+    # they reproduce the deal (engine.replay).
+    setup = models.JSONField()
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=0)
+    last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest event (0: none).")
+    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.RUNNING)
+    deadline = models.DateTimeField(null=True, blank=True)
+    # Snapshot of the seating when the deal started; a seat vacated mid-deal becomes None.
+    seat_user_ids = models.JSONField()
+    players = models.JSONField(help_text="Usernames by seat, as seated when the deal started.")
+    trustee = models.JSONField(default=list, help_text="Five booleans: the seat is on 托管.")
+    trustee_entries = models.JSONField(default=list, help_text="Times each seat entered trustee this deal.")
+    final = models.JSONField(null=True, blank=True, help_text="engine.final_view once the deal is over.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="game_unique_table_number")]
+        permissions = [("view_hidden_cards", "Can see hands, seeds and private events of running deals")]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} (table {self.table_id} deal {self.number})"
+
+
+class Event(models.Model):
+    """The log of a deal. `data` is the event as shown to clients (its `private_to` says to whom)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+    # Set on the first event of each applied action: [seat, action dict]. The action log read back
+    # from these rows is what engine.replay consumes.
+    action = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(help_text="The game version once this event had happened.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_unique_game_seq")]
+        ordering = ["game", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seq} {self.type}"
+
+
+class IdempotencyKey(models.Model):
+    """A stored response for `Idempotency-Key`, per user (CONTRACT §4)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_unique_user_key")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.key}"

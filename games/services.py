@@ -1,0 +1,233 @@
+"""Writes to deals: start, one action end to end, trustee, vacating a seat.
+
+A move (ARCHITECTURE.md "One action"): one transaction; lock the game row; check seat, status and
+expected_version; engine.apply_action; append the events with the next seq; save with update_fields;
+record the idempotency key with the response; after commit, wake waiters (_after_action_committed).
+"""
+
+import hashlib
+import json
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from config.api.errors import ApiError, ErrorCode
+from games import engine, selectors, wakeups
+from games.lock_objects import game_lock
+from games.models import Event, Game, GameStatus, IdempotencyKey
+
+FINISHED_PHASES = ("over", "void")
+# A table of nothing but void deals would otherwise redeal forever inside one transaction.
+MAX_VOID_REDEALS = 50
+
+
+def _deadline(*, game: Game, phase: str) -> Any:
+    if phase in FINISHED_PHASES:
+        return None
+    seconds = game.table.play_seconds if phase == "play" else game.table.prompt_seconds
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def _events_rows(*, game: Game, events: list[dict], action: list | None) -> list[Event]:
+    rows = []
+    for index, event in enumerate(events):
+        game.last_seq += 1
+        rows.append(
+            Event(
+                game=game,
+                seq=game.last_seq,
+                type=str(event.get("type", "")),
+                data=event,
+                action=action if index == 0 else None,
+                version=game.version,
+            )
+        )
+    return rows
+
+
+def game_start(
+    *, table: Any, number: int, setup: dict, seat_user_ids: list[int | None], players: list[str]
+) -> Game:
+    """Deal one deal of `table` (called by matchmaking inside its transaction)."""
+    rules = selectors.rules_for(preset=table.preset, options=table.options)
+    try:
+        state = engine.new_deal(rules, **setup)
+    except ValueError as exc:
+        raise ApiError(ErrorCode.INVALID_REQUEST, f"Bad deal setup: {exc}") from exc
+    # The seed the engine drew is kept so that setup + actions replay the deal.
+    stored_setup = {**setup, "seed": state.seed}
+    game = Game(
+        table=table,
+        number=number,
+        preset=table.preset,
+        options=table.options,
+        setup=stored_setup,
+        state=engine.to_json(state),
+        seat_user_ids=list(seat_user_ids),
+        players=list(players),
+        trustee=[False] * 5,
+        trustee_entries=[0] * 5,
+    )
+    game.deadline = _deadline(game=game, phase=state.phase)
+    game.save()
+    Event.objects.bulk_create(_events_rows(game=game, events=engine.opening_events(state), action=None))
+    game.save(update_fields=["last_seq"])
+    if state.phase in FINISHED_PHASES:
+        _deal_finish(game=game, state=state)
+    transaction.on_commit(lambda: _after_action_committed(game))
+    return game
+
+
+def _deal_finish(*, game: Game, state: Any) -> None:
+    """Record the result; the table (matchmaking) then scores it and deals the next deal."""
+    game.status = GameStatus.VOID if state.phase == "void" else GameStatus.OVER
+    game.final = engine.final_view(state)
+    game.finished_at = timezone.now()
+    game.deadline = None
+    game.save(update_fields=["status", "final", "finished_at", "deadline", "state", "version", "last_seq"])
+    if game.status == GameStatus.VOID and game.number >= MAX_VOID_REDEALS + game.table.deals_done:
+        return
+    import_string(settings.GAMES_DEAL_FINISHED_HANDLER)(game=game)
+
+
+def _request_hash(*, game_id: int, payload: dict) -> str:
+    canonical = json.dumps({"game": game_id, **payload}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def game_action_apply(
+    *,
+    game_id: int,
+    user: Any,
+    action: dict,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+) -> tuple[int, dict]:
+    """Apply one action of `user`'s seat; returns (status, the caller's new view).
+
+    With an idempotency key, the same key and body replay the stored response and another body is
+    `idempotency_key_reused`. Only successful responses are stored: a failed request changed nothing,
+    so repeating it is already safe.
+    """
+    try:
+        parsed = engine.action_from_dict(action)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ApiError(ErrorCode.INVALID_REQUEST, f"Bad action: {exc}") from exc
+    request_hash = _request_hash(
+        game_id=game_id, payload={"action": action, "expected_version": expected_version}
+    )
+    try:
+        with transaction.atomic():
+            game = game_lock(game_id=game_id)
+            if idempotency_key is not None:
+                stored = IdempotencyKey.objects.filter(user=user, key=idempotency_key).first()
+                if stored is not None:
+                    if stored.request_hash != request_hash:
+                        raise ApiError(
+                            ErrorCode.IDEMPOTENCY_KEY_REUSED,
+                            "This Idempotency-Key was used with another request.",
+                        )
+                    return stored.status_code, stored.body
+            seat = selectors.game_seat_of(game=game, user=user)
+            if seat is None:
+                raise ApiError(ErrorCode.PERMISSION_DENIED, "You are not seated in this game.")
+            if game.status != GameStatus.RUNNING:
+                raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
+            if expected_version is not None and expected_version != game.version:
+                raise ApiError(
+                    ErrorCode.STALE_VERSION,
+                    f"The game is at version {game.version}.",
+                    extra={"version": game.version},
+                )
+            state = selectors.game_state(game=game)
+            try:
+                new_state, events = engine.apply_action(state, seat, parsed)
+            except engine.IllegalAction as exc:
+                raise ApiError(exc.code, exc.message) from exc
+            game.version += 1
+            if not events:
+                # Every applied action leaves a row, so the log alone replays the deal; only the actor
+                # sees it (a window answer must not tell others who answered).
+                events = [{"type": "answered", "seat": seat, "private_to": [seat]}]
+            Event.objects.bulk_create(
+                _events_rows(game=game, events=events, action=[seat, engine.action_to_dict(parsed)])
+            )
+            game.state = engine.to_json(new_state)
+            game.deadline = _deadline(game=game, phase=new_state.phase)
+            game.save(update_fields=["state", "version", "deadline", "last_seq"])
+            selectors.game_state_remember(game=game, state=new_state)
+            if new_state.phase in FINISHED_PHASES:
+                _deal_finish(game=game, state=new_state)
+            body = selectors.game_view_for_seat(game=game, seat=seat, state=new_state)
+            if idempotency_key is not None:
+                IdempotencyKey.objects.create(
+                    user=user, key=idempotency_key, request_hash=request_hash, status_code=200, body=body
+                )
+            transaction.on_commit(lambda: _after_action_committed(game))
+    except IntegrityError as exc:
+        # The same key was stored meanwhile by a request for another game (same-game requests are
+        # serialized by the row lock); this transaction has been rolled back.
+        if (
+            idempotency_key is not None
+            and IdempotencyKey.objects.filter(user=user, key=idempotency_key).exists()
+        ):
+            raise ApiError(
+                ErrorCode.IDEMPOTENCY_KEY_REUSED, "This Idempotency-Key was used with another request."
+            ) from exc
+        raise
+    return 200, body
+
+
+def _after_action_committed(game: Game) -> None:
+    """Side effects of a committed change to `game` (a move, a deal start, trustee).
+
+    The place to extend: the timers (games/timers.py, games/tasks.py) schedule the next deadline
+    from here. Waiters on the events endpoint are woken with the version only.
+    """
+    wakeups.publish(game_id=game.pk, version=game.version)
+
+
+def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
+    """Put the caller's seat on 托管 or take it off; after more than three entries it stays on (RULES §5)."""
+    with transaction.atomic():
+        game = game_lock(game_id=game_id)
+        seat = selectors.game_seat_of(game=game, user=user)
+        if seat is None:
+            raise ApiError(ErrorCode.PERMISSION_DENIED, "You are not seated in this game.")
+        if game.status != GameStatus.RUNNING:
+            raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
+        if game.trustee[seat] != on:
+            if not on and game.trustee_entries[seat] > 3:
+                raise ApiError(ErrorCode.TRUSTEE_LOCKED, "This seat entered trustee more than three times.")
+            _trustee_switch(game=game, seat=seat, on=on)
+        view = selectors.game_view_for_seat(game=game, seat=seat)
+        transaction.on_commit(lambda: _after_action_committed(game))
+    return view
+
+
+def _trustee_switch(*, game: Game, seat: int, on: bool) -> None:
+    game.trustee[seat] = on
+    if on:
+        game.trustee_entries[seat] += 1
+    Event.objects.bulk_create(
+        _events_rows(game=game, events=[{"type": "trustee", "seat": seat, "on": on}], action=None)
+    )
+    game.save(update_fields=["trustee", "trustee_entries", "last_seq"])
+
+
+def game_seat_vacate(*, game_id: int, seat: int) -> None:
+    """A player left a running deal: the seat plays on in trustee, locked (RULES §5)."""
+    with transaction.atomic():
+        game = game_lock(game_id=game_id)
+        if game.status != GameStatus.RUNNING or game.seat_user_ids[seat] is None:
+            return
+        game.seat_user_ids[seat] = None
+        game.trustee_entries[seat] = max(game.trustee_entries[seat], 4)
+        if not game.trustee[seat]:
+            _trustee_switch(game=game, seat=seat, on=True)
+        game.save(update_fields=["seat_user_ids", "trustee_entries"])
+        transaction.on_commit(lambda: _after_action_committed(game))

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from games import apis
+
+urlpatterns = [
+    path("games/<int:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
+    path("games/<int:game_id>/final", apis.GameFinalApi.as_view(), name="game-final"),
+    path("games/<int:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
+    path("games/<int:game_id>/trustee", apis.GameTrusteeApi.as_view(), name="game-trustee"),
+    path("games/<int:game_id>/events", apis.game_events_view, name="game-events"),
+]

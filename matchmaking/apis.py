@@ -1,0 +1,221 @@
+"""Thin views of the table API (CONTRACT §4 "Tables")."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api.errors import ErrorCode
+from config.api.schema import error_responses
+from config.api.serializers import StrictInputSerializer
+from matchmaking import selectors, services
+
+PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
+
+
+class TableSettingsInputSerializer(StrictInputSerializer):
+    play_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=20)
+    prompt_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=15)
+
+
+class TableSetupInputSerializer(StrictInputSerializer):
+    seed = serializers.IntegerField(min_value=0, required=False)
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(max_length=4), max_length=64),
+        min_length=5,
+        max_length=5,
+        required=False,
+    )
+    candidate = serializers.IntegerField(min_value=0, max_value=4, required=False)
+    aside = serializers.ListField(child=serializers.CharField(max_length=4), max_length=8, required=False)
+
+
+class TableCreateInputSerializer(StrictInputSerializer):
+    preset = serializers.ChoiceField(choices=PRESETS)
+    options = serializers.DictField(required=False, default=dict, help_text="Preset options (RULES §6).")
+    settings = TableSettingsInputSerializer(required=False)
+    deals = serializers.IntegerField(
+        min_value=0,
+        max_value=1000,
+        required=False,
+        allow_null=True,
+        help_text="Deals to play; default: the preset's match length (campus 6), else 0 (until one leaves).",
+    )
+    private = serializers.BooleanField(required=False, default=False)
+    setups = TableSetupInputSerializer(
+        many=True, required=False, help_text="Staff only: fixed deals, used for successive deals."
+    )
+
+
+class TableJoinInputSerializer(StrictInputSerializer):
+    code = serializers.CharField(max_length=16, required=False, help_text="Required for a private table.")
+    seat = serializers.IntegerField(min_value=0, max_value=4, required=False, allow_null=True)
+
+
+class TableEmptyInputSerializer(StrictInputSerializer):
+    pass
+
+
+class TableSeatUserOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class TableSeatOutputSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    user = TableSeatUserOutputSerializer(allow_null=True)
+    trustee = serializers.BooleanField()
+
+
+class TableSettingsOutputSerializer(serializers.Serializer):
+    play_seconds = serializers.IntegerField()
+    prompt_seconds = serializers.IntegerField()
+
+
+class TableGameOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=("running", "over", "void"))
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+
+
+class TableDetailOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    code = serializers.CharField(
+        allow_null=True, help_text="Shown to members, and to everyone for a public table."
+    )
+    preset = serializers.CharField()
+    options = serializers.DictField()
+    settings = TableSettingsOutputSerializer()
+    deals = serializers.IntegerField()
+    deals_done = serializers.IntegerField()
+    private = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=("waiting", "playing", "finished", "dissolved"))
+    creator = serializers.IntegerField()
+    seats = TableSeatOutputSerializer(many=True)
+    scores = serializers.ListField(child=serializers.IntegerField(), help_text="Running totals by seat.")
+    games = TableGameOutputSerializer(many=True)
+    current_game = serializers.IntegerField(allow_null=True)
+
+
+_TABLE_EXAMPLE = {
+    "id": 3,
+    "code": "9f3c2a1b",
+    "preset": "weihai",
+    "options": {},
+    "settings": {"play_seconds": 20, "prompt_seconds": 15},
+    "deals": 0,
+    "deals_done": 0,
+    "private": False,
+    "status": "waiting",
+    "creator": 7,
+    "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua"}, "trustee": False}]
+    + [{"seat": s, "user": None, "trustee": False} for s in range(1, 5)],
+    "scores": [0, 0, 0, 0, 0],
+    "games": [],
+    "current_game": None,
+}
+_TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+class TableCreateApi(APIView):
+    @extend_schema(
+        operation_id="table_create",
+        tags=["tables"],
+        request=TableCreateInputSerializer,
+        responses={
+            201: TableDetailOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "weihai",
+                value={
+                    "preset": "weihai",
+                    "settings": {"play_seconds": 20, "prompt_seconds": 15},
+                    "private": False,
+                },
+                request_only=True,
+            ),
+            OpenApiExample("created", value=_TABLE_EXAMPLE, response_only=True, status_codes=["201"]),
+        ],
+        description="The creator is not seated by creating; join to sit down.",
+    )
+    def post(self, request):
+        data = TableCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        table_settings = fields.pop("settings", None) or {"play_seconds": 20, "prompt_seconds": 15}
+        table = services.table_create(creator=request.user, **fields, **table_settings)
+        return Response(
+            selectors.table_detail(table=table, user=request.user), status=status.HTTP_201_CREATED
+        )
+
+
+class TableDetailApi(APIView):
+    @extend_schema(
+        operation_id="table_detail",
+        tags=["tables"],
+        parameters=[_TABLE_ID],
+        responses={
+            200: TableDetailOutputSerializer,
+            **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED, ErrorCode.NOT_FOUND),
+        },
+        examples=[OpenApiExample("table", value=_TABLE_EXAMPLE, response_only=True, status_codes=["200"])],
+    )
+    def get(self, request, table_id: int):
+        table = selectors.table_get(table_id=table_id)
+        return Response(selectors.table_detail(table=table, user=request.user))
+
+
+class TableJoinApi(APIView):
+    @extend_schema(
+        operation_id="table_join",
+        tags=["tables"],
+        parameters=[_TABLE_ID],
+        request=TableJoinInputSerializer,
+        responses={
+            200: TableDetailOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+                ErrorCode.SEAT_TAKEN,
+                ErrorCode.TABLE_FULL,
+                ErrorCode.TABLE_CLOSED,
+            ),
+        },
+        examples=[OpenApiExample("join", value={"code": "9f3c2a1b", "seat": 2}, request_only=True)],
+        description="Sit down (the lowest free seat unless `seat` is given); the fifth starts the deal.",
+    )
+    def post(self, request, table_id: int):
+        data = TableJoinInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        table = services.table_join(table_id=table_id, user=request.user, **data.validated_data)
+        return Response(selectors.table_detail(table=table, user=request.user))
+
+
+class TableLeaveApi(APIView):
+    @extend_schema(
+        operation_id="table_leave",
+        tags=["tables"],
+        parameters=[_TABLE_ID],
+        request=None,
+        responses={
+            200: TableDetailOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+            ),
+        },
+        description="Leaving a running deal costs 40 points; the seat plays on in trustee until it ends.",
+    )
+    def post(self, request, table_id: int):
+        table = services.table_leave(table_id=table_id, user=request.user)
+        return Response(selectors.table_detail(table=table, user=request.user, was_member=True))

@@ -1,0 +1,55 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+class TableStatus(models.TextChoices):
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    DISSOLVED = "dissolved"
+
+
+def new_table_code() -> str:
+    return secrets.token_hex(4)
+
+
+class Table(models.Model):
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="created_tables"
+    )
+    code = models.CharField(max_length=16, default=new_table_code, help_text="Invitation code for joining.")
+    preset = models.CharField(max_length=32)
+    options = models.JSONField(default=dict)
+    play_seconds = models.PositiveIntegerField(default=20)
+    prompt_seconds = models.PositiveIntegerField(default=15)
+    deals = models.PositiveIntegerField(help_text="Deals to play; 0: until a player leaves.")
+    private = models.BooleanField(default=False)
+    # Staff-only fixed deals (hands or seeds), used in order for the table's successive deals.
+    setups = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=16, choices=TableStatus.choices, default=TableStatus.WAITING)
+    scores = models.JSONField(default=list, help_text="Running totals by seat.")
+    deals_done = models.PositiveIntegerField(default=0, help_text="Scored (non-void) deals.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"table {self.pk} ({self.preset})"
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seats")
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seat"], name="seat_unique_table_seat"),
+            models.UniqueConstraint(fields=["table", "user"], name="seat_unique_table_user"),
+            models.CheckConstraint(condition=models.Q(seat__lte=4), name="seat_number_0_to_4"),
+        ]
+        ordering = ["table", "seat"]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} seat {self.seat}"

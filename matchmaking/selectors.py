@@ -1,0 +1,61 @@
+from typing import Any
+
+from config.api.errors import ApiError, ErrorCode
+from games import selectors as game_selectors
+from games.models import GameStatus
+from matchmaking.models import Seat, Table
+
+
+def table_get(*, table_id: int) -> Table:
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise ApiError(ErrorCode.NOT_FOUND, "No such table.")
+    return table
+
+
+def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
+    """The table as `user` may see it: a private table only to its creator, its players and staff.
+
+    `was_member`: the user just left, and still gets the answer to his own request.
+    """
+    seats = list(Seat.objects.filter(table=table).select_related("user"))
+    member = (
+        was_member
+        or user.pk == table.creator_id
+        or user.is_staff
+        or any(row.user_id == user.pk for row in seats)
+    )
+    if table.private and not member:
+        raise ApiError(ErrorCode.PERMISSION_DENIED, "This table is private.")
+    games = game_selectors.games_of_table(table_id=table.pk)
+    current = next((g for g in reversed(games) if g.status == GameStatus.RUNNING), None)
+    trustee = current.trustee if current else [False] * 5
+    by_seat = {row.seat: row for row in seats}
+    return {
+        "id": table.pk,
+        "code": table.code if (member or not table.private) else None,
+        "preset": table.preset,
+        "options": table.options,
+        "settings": {"play_seconds": table.play_seconds, "prompt_seconds": table.prompt_seconds},
+        "deals": table.deals,
+        "deals_done": table.deals_done,
+        "private": table.private,
+        "status": table.status,
+        "creator": table.creator_id,
+        "seats": [
+            {
+                "seat": seat,
+                "user": {"id": by_seat[seat].user_id, "username": by_seat[seat].user.username}
+                if seat in by_seat
+                else None,
+                "trustee": bool(trustee[seat]),
+            }
+            for seat in range(5)
+        ],
+        "scores": list(table.scores),
+        "games": [
+            {"id": g.pk, "number": g.number, "status": g.status, "scores": (g.final or {}).get("scores")}
+            for g in games
+        ],
+        "current_game": current.pk if current else None,
+    }
