@@ -1,0 +1,146 @@
+"""Play (RULES §1 "Turn flow", "Must-play-last"; §3.5 bombs; §3.6 laowang; §4).
+
+The leader must play; everyone else beats the play on the table or passes. Passing is soft: a
+seat that passed plays again as soon as anyone plays. A trick ends when every other seat still
+holding cards has passed since the last play; a seat that went out leaves its last play standing,
+and if everybody passes on it the next seat after it that still holds cards leads (接风).
+"""
+
+from __future__ import annotations
+
+from .cards import sort_codes
+from .plays import beats_values, hand_plays, is_bomb, is_valid_play, values_of
+from .settle import settle_if_fixed
+from .state import PASS, Action, IllegalAction, State, TablePlay
+
+_ACTIONS: dict[tuple[str, ...], Action] = {}
+
+
+def _play_action(codes: tuple[str, ...]) -> Action:
+    action = _ACTIONS.get(codes)
+    if action is None:
+        if len(_ACTIONS) > 200000:
+            _ACTIONS.clear()
+        action = _ACTIONS[codes] = Action("play", codes)
+    return action
+
+
+def supers_for(state: State, seat: int) -> frozenset:
+    """Codes that rank above BJ in this seat's hand: laowang 老王, campus 特王 (not the emperor's copies)."""
+    rules = state.rules
+    if not rules.guard_card_super:
+        return frozenset()
+    if rules.guard_mode == "fixed":
+        return frozenset(("SJ*",))
+    if state.called_card is not None and seat != state.emperor:
+        return frozenset((state.called_card,))
+    return frozenset()
+
+
+def play_actions(state: State, seat: int) -> list[Action]:
+    plays = hand_plays(state.rules, state.hands[seat], state.specials, supers_for(state, seat))
+    table = state.table
+    if table is None:
+        return [_play_action(p[1]) for p in plays.leads()]
+    return [PASS] + [_play_action(p[1]) for p in plays.answers(state.rules, table.values, table.bomb)]
+
+
+def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> None:
+    rules = state.rules
+    if action.type == "pass":
+        if state.table is None:
+            raise IllegalAction("cannot_pass_lead", "the leader of a trick must play")
+        state.passed = state.passed + (seat,)
+        state.log = state.log + ((seat, PASS),)
+        events.append({"type": "pass", "seat": seat})
+        _advance(state, seat)
+        return
+    cards = tuple(action.cards)
+    if not cards:
+        raise IllegalAction("not_a_play", "a play needs at least one card")
+    remaining = list(state.hands[seat])
+    for code in cards:
+        try:
+            remaining.remove(code)
+        except ValueError:
+            raise IllegalAction("card_not_in_hand", f"{code!r} is not in your hand") from None
+    values = values_of(cards, supers_for(state, seat))
+    if not is_valid_play(rules, values):
+        raise IllegalAction("not_a_play", "a play is cards of one rank with jokers attached")
+    if rules.must_last is not None and rules.must_last in values and remaining:
+        raise IllegalAction("must_play_last", "these cards may only be played as your last play")
+    table = state.table
+    bomb = False
+    if table is not None:
+        bomb = is_bomb(rules, cards) and not supers_for(state, seat) & set(cards)
+        if table.bomb or not (bomb or beats_values(rules, values, table.values)):
+            raise IllegalAction("does_not_beat", "that play does not beat the play on the table")
+    ordered = sort_codes(cards)
+    hands = list(state.hands)
+    hands[seat] = tuple(remaining)
+    state.hands = tuple(hands)
+    state.table = TablePlay(seat, ordered, values, bomb)
+    state.passed = ()
+    state.log = state.log + ((seat, Action("play", ordered)),)
+    event = {"type": "play", "seat": seat, "cards": list(ordered)}
+    if bomb:
+        event["bomb"] = True
+    events.append(event)
+    _reveal_by_card(state, seat, cards, events)
+    if not remaining:
+        state.finish_order = state.finish_order + (seat,)
+        places = list(state.places)
+        places[seat] = len(state.finish_order)
+        state.places = tuple(places)
+        events.append({"type": "out", "seat": seat, "place": places[seat]})
+        if settle_if_fixed(state, events):
+            return
+    _advance(state, seat)
+
+
+def _reveal_by_card(state: State, seat: int, cards: tuple[str, ...], events: list[dict]) -> None:
+    """Playing the guard card shows who the guard is; it doubles nothing and opens no window (§1)."""
+    if state.solo == "open":
+        return
+    card = "SJ*" if state.rules.guard_mode == "fixed" else state.called_card
+    if card is None or card not in cards:
+        return
+    if seat == state.guard and not state.guard_public:
+        state.guard_public = True
+        events.append({"type": "guard_revealed", "seat": seat})
+    elif (seat == state.emperor and state.solo == "hidden" and not state.solo_public
+          and card not in state.hands[seat]):
+        # called-guard presets: public once he has played all four copies (§3.5)
+        state.solo_public = True
+        events.append({"type": "solo_revealed", "seat": seat})
+
+
+def _next_holder(state: State, seat: int) -> int:
+    hands = state.hands
+    for step in range(1, 6):
+        candidate = (seat + step) % 5
+        if hands[candidate]:
+            return candidate
+    return seat
+
+
+def _advance(state: State, seat: int) -> None:
+    table = state.table
+    if state.hands[table.seat]:
+        following = _next_holder(state, seat)
+        if following == table.seat:
+            _new_trick(state, table.seat)
+        else:
+            state.turn = following
+        return
+    holders = [s for s in range(5) if state.hands[s]]
+    if all(s in state.passed for s in holders):
+        _new_trick(state, _next_holder(state, table.seat))  # 接风
+    else:
+        state.turn = _next_holder(state, seat)
+
+
+def _new_trick(state: State, leader: int) -> None:
+    state.table = None
+    state.passed = ()
+    state.turn = leader

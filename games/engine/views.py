@@ -1,0 +1,126 @@
+"""What each viewpoint may see (RULES §1 "Visibility", CONTRACT §2): one function per viewpoint.
+
+Views are built field by field from what that viewpoint may know, never by deleting secrets
+from the state. Roles: everyone knows the emperor; a hidden guard or hidden solo shows only to
+its holder until revealed; a seat that knows the teams (the guard, the soloist) sees them all.
+"""
+
+from __future__ import annotations
+
+from .machine import legal_actions, to_act
+from .state import State
+
+
+def true_roles(state: State) -> list[str | None]:
+    if state.emperor is None:
+        return [None] * 5
+    roles: list[str | None] = ["commoner"] * 5
+    roles[state.emperor] = "soloist" if state.solo else "emperor"
+    if state.guard is not None and not state.solo:
+        roles[state.guard] = "guard"
+    return roles
+
+
+def _teams_public(state: State) -> bool:
+    if state.solo:
+        return state.solo_public
+    return state.guard is not None and state.guard_public
+
+
+def known_roles(state: State, viewer: int | None) -> list[str | None]:
+    truth = true_roles(state)
+    if state.emperor is None:
+        return truth
+    if _teams_public(state):
+        return truth
+    known: list[str | None] = [None] * 5
+    known[state.emperor] = "emperor"
+    for seat, declaration in state.declarations:
+        if declaration == "rebel":
+            known[seat] = "commoner"  # only commoners can rebel, and declarations are public
+    if viewer is not None:
+        own = truth[viewer]
+        if own in ("guard", "soloist"):
+            return truth
+        known[viewer] = own
+    return known
+
+
+def _counts(state: State) -> list:
+    limit = state.rules.hide_counts_above
+    counts = [len(h) for h in state.hands]
+    if limit is None:
+        return counts
+    return [n if n <= limit else f">{limit}" for n in counts]
+
+
+def _action_dict(action) -> dict:
+    return {"type": action.type, "cards": list(action.cards), "card": action.card}
+
+
+def _public_fields(state: State, roles: list) -> dict:
+    table = state.table
+    window = state.window
+    solo = None
+    if state.solo == "open" or (state.solo and state.solo_public):
+        solo = state.solo
+    view = {
+        "preset": state.rules.name,
+        "options": dict(state.rules.options),
+        "phase": state.phase,
+        "start_seat": state.start_seat,
+        "counts": _counts(state),
+        "roles": roles,
+        "emperor": state.emperor,
+        "candidate": state.candidate,
+        "called_card": state.called_card,
+        "solo": solo,
+        "window": {"kind": window.kind, "asked": list(window.asked)} if window else None,
+        "declarations": [{"seat": s, "type": t} for s, t in state.declarations],
+        "table": {"seat": table.seat, "cards": list(table.cards), "bomb": table.bomb} if table else None,
+        "passed": list(state.passed),
+        "turn": state.turn,
+        "places": list(state.places),
+        "multiplier": state.multiplier,
+        "pile": len(state.pile),
+        "to_act": list(to_act(state)) if state.window is None else None,
+    }
+    if state.rules.candidate_mode == "turned":
+        view["turned_card"] = state.turned_card
+    return view
+
+
+def seat_view(state: State, seat: int) -> dict:
+    if not isinstance(seat, int) or not 0 <= seat < 5:
+        raise ValueError("seat must be 0..4")
+    view = _public_fields(state, known_roles(state, seat))
+    view["seat"] = seat
+    view["hand"] = list(state.hands[seat])
+    if state.phase == "emperor_selection" and seat == state.candidate:
+        view["pile_cards"] = list(state.pile)
+    if state.solo == "hidden" and seat == state.emperor:
+        view["solo"] = "hidden"
+    view["legal_actions"] = [_action_dict(a) for a in legal_actions(state, seat)]
+    return view
+
+
+def public_view(state: State) -> dict:
+    return _public_fields(state, known_roles(state, None))
+
+
+def final_view(state: State) -> dict:
+    if state.phase not in ("over", "void"):
+        raise ValueError("the deal is not over")
+    view = _public_fields(state, true_roles(state))
+    view["solo"] = state.solo
+    view["guard"] = state.guard
+    view["hands"] = [list(h) for h in state.dealt]
+    view["aside"] = list(state.aside)
+    view["seed"] = state.seed
+    view["actions"] = [[seat, _action_dict(action)] for seat, action in state.log]
+    view["scores"] = list(state.scores)
+    view["tribute"] = state.tribute_owed
+    view["next_start_seat"] = state.next_start_seat
+    view["void"] = state.phase == "void"
+    view["counts"] = [len(h) for h in state.hands]
+    return view
