@@ -43,3 +43,45 @@ def assert_error(response, status: int, code: str) -> dict:
     assert body["code"] == code, body
     assert isinstance(body["message"], str) and isinstance(body["extra"], dict)
     return body
+
+
+@pytest.fixture
+def make_table(make_user, make_client):
+    """A table created by a staff user and filled by five players.
+
+    `make_table(preset="weihai", setups=None, private=False, deals=None, options=None)` -> dict with
+    `table` (id), `game` (current game id), `tokens`/`clients`/`users` by seat, `staff` client.
+    """
+
+    def make(*, preset: str = "weihai", setups=None, private: bool = False, deals=None, options=None):
+        _, staff_token = make_user(staff=True)
+        staff = make_client(staff_token)
+        payload = {"preset": preset, "private": private, "options": options or {}}
+        if setups is not None:
+            payload["setups"] = setups
+        if deals is not None:
+            payload["deals"] = deals
+        created = staff.post("/api/v1/tables", payload, format="json")
+        assert created.status_code == 201, created.json()
+        table = created.json()
+        users, tokens, clients = [], [], []
+        for seat in range(5):
+            user, token = make_user()
+            client = make_client(token)
+            joined = client.post(f"/api/v1/tables/{table['id']}/join", {"code": table["code"], "seat": seat}, format="json")
+            assert joined.status_code == 200, joined.json()
+            users.append(user)
+            tokens.append(token)
+            clients.append(client)
+        detail = staff.get(f"/api/v1/tables/{table['id']}").json()
+        return {
+            "table": table["id"],
+            "code": table["code"],
+            "game": detail["current_game"],
+            "users": users,
+            "tokens": tokens,
+            "clients": clients,
+            "staff": staff,
+        }
+
+    return make
