@@ -8,10 +8,12 @@ through the value mapping it passes in.
 
 from __future__ import annotations
 
-from itertools import product
+from itertools import groupby, product
+from operator import gt
 
 from .cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE
 from .rules import RuleSet
+from .state import Action
 
 JOKER_FLOOR = SJ_VALUE  # values at or above this attach like jokers (挂花)
 
@@ -36,7 +38,7 @@ def is_valid_play(rules: RuleSet, values: tuple[int, ...]) -> bool:
 
 
 def _pairwise_higher(answer: tuple[int, ...], table: tuple[int, ...]) -> bool:
-    return len(answer) == len(table) and all(a > t for a, t in zip(answer, table))
+    return len(answer) == len(table) and all(map(gt, answer, table))
 
 
 def _without(values: tuple[int, ...], value: int, count: int) -> tuple[int, ...]:
@@ -103,106 +105,181 @@ def values_of(codes, supers=frozenset()) -> tuple[int, ...]:
     return tuple(sorted((BASE_VALUE[c] for c in codes), reverse=True))
 
 
+class Choices:
+    """Every choice of some cards from interchangeable kinds, as (codes, values high to low), the
+    empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals."""
+
+    __slots__ = ("kinds", "items", "by_size")
+
+    def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
+        items = []
+        for counts in product(*(range(len(codes) + 1) for codes in kinds)):
+            codes: tuple[str, ...] = ()
+            values: tuple[int, ...] = ()
+            for kind, value, count in zip(kinds, kind_values, counts):
+                codes += kind[:count]
+                values += (value,) * count
+            items.append((codes, tuple(sorted(values, reverse=True))))
+        self.kinds = kinds
+        self.items = items
+        self.by_size: dict[int, list[tuple]] = {}
+        for item in items:
+            self.by_size.setdefault(len(item[0]), []).append(item)
+
+
+def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= limit:
+            cache.clear()
+        found = cache[key] = build()
+    return found
+
+
+_CHOICES: dict[tuple, Choices] = {}
+
+
+def choices(kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]) -> Choices:
+    return _bounded_cache_get(_CHOICES, (kinds, kind_values), lambda: Choices(kinds, kind_values))
+
+
+_PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
+
+
+def play_action(codes: tuple[str, ...]) -> Action:
+    """One shared Action per distinct play (they are immutable), so listing plays allocates little."""
+    return _bounded_cache_get(_PLAY_ACTIONS, codes, lambda: Action("play", codes), 200000)
+
+
+_LEADS: dict[tuple, list[Action]] = {}
+
+
+def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
+    """Every play built on one rank (None: jokers alone), shared by all hands with these cards.
+    Keyed by the Choices objects themselves: they are interned, so identity is equality here."""
+
+    def build() -> list[Action]:
+        if naturals is None:
+            return [play_action(codes) for codes, _ in attach.items[1:]]
+        return [play_action(extra + base) for base, _ in naturals.items[1:] for extra, _ in attach.items]
+
+    return _bounded_cache_get(_LEADS, (naturals, attach), build)
+
+
+def _split_kinds(codes: tuple[str, ...], specials: frozenset) -> tuple[tuple[str, ...], ...]:
+    """Interchangeable cards of one value form one kind; each special code is a kind of its own."""
+    if not specials or specials.isdisjoint(codes):
+        return (codes,)
+    plain = tuple(c for c in codes if c not in specials)
+    own = tuple(tuple(c for c in codes if c == s) for s in sorted(specials) if s in codes)
+    return ((plain,) if plain else ()) + own
+
+
 class HandPlays:
-    """Every distinct play of one hand, built once and shared by all states that hold that hand.
+    """Every distinct play of one hand.
 
     Cards of the same value are interchangeable unless they carry information (`specials`: the
     guard card `SJ*`, the called card), so each distinct play is listed once with a canonical
-    choice of codes. `plays` holds `(values, codes, has_must_last)` tuples; `by_size` groups them.
+    choice of codes. A leader's list is assembled from cached per-rank lists; a follower's is
+    generated for the table's size only, skipping ranks too low to beat it.
     """
 
-    __slots__ = ("plays", "by_size", "bombs", "hand_size")
+    __slots__ = ("ranks", "jokers", "bombs", "hand_size", "must_last", "_leads")
 
     def __init__(self, rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset):
-        groups: dict[tuple, list[str]] = {}
-        for code in hand:
-            value = SUPER_VALUE if code in supers else BASE_VALUE[code]
-            key = (value, code if code in specials else "")
-            groups.setdefault(key, []).append(code)
-        jokers = [codes for (value, _), codes in groups.items() if value >= JOKER_FLOOR]
-        twos = [codes for (value, _), codes in groups.items() if value == TWO_VALUE]
-        naturals_by_value: dict[int, list[list[str]]] = {}
-        for (value, _), codes in groups.items():
-            if value < JOKER_FLOOR:
-                naturals_by_value.setdefault(value, []).append(codes)
-
-        joker_combos = _combos(jokers)
-        plays: list[tuple] = []
-        must_last = rules.must_last
-        for value, kinds in naturals_by_value.items():
-            attachments = joker_combos
+        plain_hand = hand
+        joker_kinds: tuple[tuple[str, ...], ...] = ()
+        joker_values: tuple[int, ...] = ()
+        if supers:
+            plain_hand = tuple(c for c in hand if c not in supers)
+            for code in sorted(supers):
+                held = tuple(c for c in hand if c == code)
+                if held:
+                    joker_kinds += (held,)
+                    joker_values += (SUPER_VALUE,)
+        natural_groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
+        twos: tuple[tuple[str, ...], ...] = ()
+        for value, group in groupby(plain_hand, BASE_VALUE.__getitem__):  # hands are sorted high to low
+            kinds = _split_kinds(tuple(group), specials)
+            if value >= JOKER_FLOOR:
+                joker_kinds += kinds
+                joker_values += (value,) * len(kinds)
+            else:
+                natural_groups.append((value, kinds))
+                if value == TWO_VALUE:
+                    twos = kinds
+        self.jokers = choices(joker_kinds, joker_values)
+        with_twos = None
+        if rules.twos_attach and twos:
+            with_twos = choices(joker_kinds + twos, joker_values + (TWO_VALUE,) * len(twos))
+        self.ranks = []
+        for value, kinds in natural_groups:
+            attach = self.jokers
             if rules.twos_carry_no_jokers and value == TWO_VALUE:
-                attachments = [()]
-            elif rules.twos_attach and value != TWO_VALUE and twos:
-                attachments = [j + t for j in joker_combos for t in _combos(twos)]
-            for base in _combos(kinds):
-                if not base:
-                    continue
-                for extra in attachments:
-                    codes = extra + base
-                    vals = values_of(codes, supers)
-                    plays.append((vals, codes, must_last is not None and must_last in vals))
-        for codes in joker_combos:
-            if codes:
-                plays.append((values_of(codes, supers), codes, False))
-        by_size: dict[int, list[tuple]] = {}
-        for play in plays:
-            by_size.setdefault(len(play[1]), []).append(play)
-        self.plays = plays
-        self.by_size = by_size
+                attach = choices((), ())
+            elif with_twos is not None and value != TWO_VALUE:
+                attach = with_twos
+            self.ranks.append((value, choices(kinds, (value,) * len(kinds)), attach))
         self.hand_size = len(hand)
-        self.bombs = []
+        self.must_last = rules.must_last
+        self._leads: list[Action] | None = None
+        self.bombs: list[tuple[str, ...]] = []
         if rules.bombs:
-            counts: dict[str, int] = {}
-            for code in hand:
-                counts[code] = counts.get(code, 0) + 1
-            self.bombs = [(code,) * 4 for code, count in counts.items()
-                          if count >= 4 and is_bomb(rules, (code,) * 4) and code not in supers]
+            self.bombs = [(code,) * 4 for code in set(plain_hand)
+                          if is_bomb(rules, (code,) * 4) and plain_hand.count(code) >= 4]
 
-    def leads(self) -> list[tuple]:
-        size = self.hand_size
-        return [p for p in self.plays if not p[2] or len(p[1]) == size]
+    def lead_actions(self) -> list[Action]:
+        if self._leads is None:
+            out: list[Action] = []
+            for value, naturals, attach in self.ranks:
+                plays = _rank_leads(naturals, attach)
+                if value == self.must_last:  # 憋6 / 憋三: only as the last play
+                    plays = [a for a in plays if len(a.cards) == self.hand_size]
+                out += plays
+            if len(self.jokers.items) > 1:
+                out += _rank_leads(None, self.jokers)
+            self._leads = out
+        return self._leads
 
-    def answers(self, rules: RuleSet, table_values: tuple[int, ...], table_is_bomb: bool) -> list[tuple]:
+    def answers(self, rules: RuleSet, table_values: tuple[int, ...], table_is_bomb: bool) -> list[Action]:
+        """Every play that beats `table_values` (a bomb on the table: none)."""
         if table_is_bomb:
             return []
         size = self.hand_size
         n = len(table_values)
-        grows = (rules.roasting and table_values[0] >= JOKER_FLOOR) or (rules.two_kill and BJ_VALUE in table_values)
-        if grows:
-            candidates = [p for k, ps in self.by_size.items() if k >= n for p in ps]
-        else:
-            candidates = self.by_size.get(n, ())
-        found = [p for p in candidates
-                 if (not p[2] or len(p[1]) == size) and beats_values(rules, p[0], table_values)]
+        grows = ((rules.roasting and table_values[0] >= JOKER_FLOOR)
+                 or (rules.two_kill and BJ_VALUE in table_values))
+        lowest = table_values[-1]
+        found: list[Action] = []
+        for value, naturals, attach in self.ranks:
+            if value <= lowest and not grows:
+                continue  # its naturals would be compared with the table's lowest card
+            must_last = value == self.must_last
+            for base_codes, base_values in naturals.items[1:]:
+                k = len(base_codes)
+                if k > n and not grows:
+                    break
+                if grows:
+                    extras = [c for m, cs in attach.by_size.items() if m >= n - k for c in cs]
+                else:
+                    extras = attach.by_size.get(n - k, ())
+                for codes, values in extras:
+                    if must_last and k + len(codes) != size:
+                        continue
+                    if beats_values(rules, values + base_values, table_values):
+                        found.append(play_action(codes + base_codes))
+        for codes, values in self.jokers.items[1:]:
+            if (len(codes) == n or (grows and len(codes) > n)) and beats_values(rules, values, table_values):
+                found.append(play_action(codes))
         if self.bombs:
-            seen = {p[1] for p in found}
-            found += [(values_of(b), b, False) for b in self.bombs if b not in seen]
+            seen = {a.cards for a in found}
+            found += [play_action(b) for b in self.bombs if b not in seen]
         return found
 
 
-def _combos(kinds: list[list[str]]) -> list[tuple[str, ...]]:
-    """Every choice of a prefix of each kind's codes (kinds are interchangeable within)."""
-    if not kinds:
-        return [()]
-    out = []
-    for counts in product(*(range(len(codes) + 1) for codes in kinds)):
-        chosen: tuple[str, ...] = ()
-        for codes, count in zip(kinds, counts):
-            chosen += tuple(codes[:count])
-        out.append(chosen)
-    return out
-
-
-_CACHE: dict[tuple, HandPlays] = {}
-_CACHE_LIMIT = 20000
+_HANDS: dict[tuple, HandPlays] = {}
 
 
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:
-    key = (rules.key, hand, specials, supers)
-    found = _CACHE.get(key)
-    if found is None:
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        found = _CACHE[key] = HandPlays(rules, hand, specials, supers)
-    return found
+    return _bounded_cache_get(_HANDS, (rules.key, hand, specials, supers),
+                              lambda: HandPlays(rules, hand, specials, supers), 20000)

@@ -203,12 +203,15 @@ def end_void(state: State, events: list[dict]) -> None:
 
 
 def advance_selection(state: State, events: list[dict]) -> None:
-    """Answer for a candidate who has no choice; void the deal when he has no answer at all."""
+    """Decline for a candidate who must decline (wuren's automatic decline, campus §3.5); void the
+    deal when he has no answer at all. **D:** a forced *acceptance* is still prompted (with
+    `accept` as its only legal action): answering it at once would show everyone, by timing,
+    that the candidate had no other option, e.g. that a pagat holder lacks `SJ*`."""
     legal = selection_actions(state)
     if not legal:
         end_void(state, events)
-    elif len(legal) == 1:
-        apply_selection(state, state.candidate, legal[0], events, auto=True)
+    elif legal == [DECLINE]:
+        apply_selection(state, state.candidate, DECLINE, events, auto=True)
 
 
 def call_actions(state: State) -> list[Action]:

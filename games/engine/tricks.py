@@ -13,17 +13,6 @@ from .plays import beats_values, hand_plays, is_bomb, is_valid_play, values_of
 from .settle import settle_if_fixed
 from .state import PASS, Action, IllegalAction, State, TablePlay
 
-_ACTIONS: dict[tuple[str, ...], Action] = {}
-
-
-def _play_action(codes: tuple[str, ...]) -> Action:
-    action = _ACTIONS.get(codes)
-    if action is None:
-        if len(_ACTIONS) > 200000:
-            _ACTIONS.clear()
-        action = _ACTIONS[codes] = Action("play", codes)
-    return action
-
 
 def supers_for(state: State, seat: int) -> frozenset:
     """Codes that rank above BJ in this seat's hand: laowang 老王, campus 特王 (not the emperor's copies)."""
@@ -41,8 +30,8 @@ def play_actions(state: State, seat: int) -> list[Action]:
     plays = hand_plays(state.rules, state.hands[seat], state.specials, supers_for(state, seat))
     table = state.table
     if table is None:
-        return [_play_action(p[1]) for p in plays.leads()]
-    return [PASS] + [_play_action(p[1]) for p in plays.answers(state.rules, table.values, table.bomb)]
+        return plays.lead_actions()
+    return [PASS] + plays.answers(state.rules, table.values, table.bomb)
 
 
 def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> None:
