@@ -140,7 +140,11 @@ _CHOICES: dict[tuple, Choices] = {}
 
 
 def choices(kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]) -> Choices:
-    return _bounded_cache_get(_CHOICES, (kinds, kind_values), lambda: Choices(kinds, kind_values))
+    key = (kinds, kind_values)
+    found = _CHOICES.get(key)  # inlined cache look-up: this is the hottest call of the engine
+    if found is None:
+        found = _bounded_cache_get(_CHOICES, key, lambda: Choices(kinds, kind_values))
+    return found
 
 
 _PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
@@ -148,7 +152,10 @@ _PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
 
 def play_action(codes: tuple[str, ...]) -> Action:
     """One shared Action per distinct play (they are immutable), so listing plays allocates little."""
-    return _bounded_cache_get(_PLAY_ACTIONS, codes, lambda: Action("play", codes), 200000)
+    found = _PLAY_ACTIONS.get(codes)
+    if found is None:
+        found = _bounded_cache_get(_PLAY_ACTIONS, codes, lambda: Action("play", codes), 200000)
+    return found
 
 
 _LEADS: dict[tuple, list[Action]] = {}
@@ -199,8 +206,14 @@ class HandPlays:
                     joker_values += (SUPER_VALUE,)
         natural_groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
         twos: tuple[tuple[str, ...], ...] = ()
+        bombs: list[tuple[str, ...]] = []
+        bomb_ranks = rules.bombs
         for value, group in groupby(plain_hand, BASE_VALUE.__getitem__):  # hands are sorted high to low
-            kinds = _split_kinds(tuple(group), specials)
+            codes = tuple(group)
+            kinds = _split_kinds(codes, specials)
+            if bomb_ranks and 3 < value < TWO_VALUE and len(codes) >= 4:
+                # campus bombs: four identical codes (equal codes are adjacent in a sorted hand)
+                bombs += [(code,) * 4 for code, same in groupby(codes) if len(tuple(same)) >= 4]
             if value >= JOKER_FLOOR:
                 joker_kinds += kinds
                 joker_values += (value,) * len(kinds)
@@ -223,10 +236,7 @@ class HandPlays:
         self.hand_size = len(hand)
         self.must_last = rules.must_last
         self._leads: list[Action] | None = None
-        self.bombs: list[tuple[str, ...]] = []
-        if rules.bombs:
-            self.bombs = [(code,) * 4 for code in set(plain_hand)
-                          if is_bomb(rules, (code,) * 4) and plain_hand.count(code) >= 4]
+        self.bombs = bombs
 
     def lead_actions(self) -> list[Action]:
         if self._leads is None:
@@ -281,5 +291,8 @@ _HANDS: dict[tuple, HandPlays] = {}
 
 
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:
-    return _bounded_cache_get(_HANDS, (rules.key, hand, specials, supers),
-                              lambda: HandPlays(rules, hand, specials, supers), 20000)
+    key = (rules.key, hand, specials, supers)
+    found = _HANDS.get(key)
+    if found is None:
+        found = _bounded_cache_get(_HANDS, key, lambda: HandPlays(rules, hand, specials, supers), 20000)
+    return found
