@@ -8,7 +8,7 @@ and if everybody passes on it the next seat after it that still holds cards lead
 
 from __future__ import annotations
 
-from .cards import sort_codes
+from .cards import BASE_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
 from .plays import beats_values, hand_plays, is_bomb, is_valid_play, values_of
 from .settle import settle_if_fixed
 from .state import PASS, Action, IllegalAction, State, TablePlay
@@ -27,11 +27,43 @@ def supers_for(state: State, seat: int) -> frozenset:
 
 
 def play_actions(state: State, seat: int) -> list[Action]:
-    plays = hand_plays(state.rules, state.hands[seat], state.specials, supers_for(state, seat))
+    rules = state.rules
     table = state.table
+    supers = supers_for(state, seat)
+    if table is not None and (table.bomb or not _may_beat(rules, state.hands[seat], supers, table.values)):
+        return [PASS]
+    plays = hand_plays(rules, state.hands[seat], state.specials, supers)
     if table is None:
         return plays.lead_actions()
-    return [PASS] + plays.answers(state.rules, table.values, table.bomb)
+    return [PASS] + plays.answers(rules, table.values, table.bomb)
+
+
+def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table_values: tuple[int, ...]) -> bool:
+    """A cheap necessary condition for holding an answer, so most passes cost no play generation:
+    enough jokers, plus naturals of one rank above the table's lowest card (plus 2s where they
+    attach). Roasting, two-kill and bombs answer with other shapes: those always go the full way."""
+    if rules.roasting or rules.two_kill or rules.bombs:
+        return True
+    need = len(table_values)
+    lowest = table_values[-1]
+    jokers = twos = best = run = 0
+    previous = None
+    for code in hand:
+        value = SUPER_VALUE if code in supers else BASE_VALUE[code]
+        if value >= SJ_VALUE:
+            jokers += 1
+            continue
+        if value == TWO_VALUE:
+            twos += 1
+        if value <= lowest:
+            continue
+        run = run + 1 if value == previous else 1
+        previous = value
+        if run > best:
+            best = run
+    if rules.twos_attach:
+        best += twos
+    return jokers >= need or (best > 0 and best + jokers >= need)
 
 
 def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> None:
