@@ -1,0 +1,213 @@
+"""Tribute and multi-deal context: RULES §2.1 start seats, §2.2 pre-play exchanges, §3.4 wuren 进贡,
+§3.6 laowang tribute in 2s, §3.7 pagat tribute; presets without tribute owe none."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from games import engine
+
+from .helpers import ACCEPT, act, deal, hand, pview, tribute_map
+from .scripts import auto_play, called_guard_hands, finish, fixed_guard_hands, solo_hands, start_called, \
+    start_fixed
+from .test_scoring import campus_2v3, laowang_hands
+
+
+def _wuren_final(emperor, guard, order, *, solo=False, show=False):
+    hands, prelude, chain = called_guard_hands(emperor, guard, order, bj=False, solo=solo)
+    state = start_called("wuren", hands, emperor, "8H", solo=show, candidate=emperor)
+    state = finish(auto_play(state, prelude), order, chain)
+    assert state.phase == "over"
+    return engine.final_view(state)
+
+
+# ---------------------------------------------------------------- §3.4 wuren
+
+@pytest.mark.parametrize("emperor,guard,order,gives,takes", [
+    (0, 1, [0, 2, 3, 1, 4], {2: 1, 3: 1, 4: 1}, {0: 2, 1: 1}),
+    (0, 1, [2, 3, 4, 0, 1], {0: 2, 1: 1}, {2: 1, 3: 1, 4: 1}),
+    (3, 0, [3, 1, 2, 4, 0], {}, {}),
+], ids=["emperor_side_won", "commoners_won", "draw_gives_none"])
+def test_s34_wuren_tribute_counts(emperor, guard, order, gives, takes):
+    final = _wuren_final(emperor, guard, order)
+    assert tribute_map(final, "gives") == gives
+    assert tribute_map(final, "takes") == takes
+
+
+@pytest.mark.parametrize("order,show,gives,takes", [
+    ([0, 1, 2, 3, 4], False, {1: 1, 2: 1, 3: 1, 4: 1}, {0: 4}),
+    ([1, 2, 3, 4, 0], False, {0: 4}, {1: 1, 2: 1, 3: 1, 4: 1}),
+    ([0, 1, 2, 3, 4], True, {1: 2, 2: 2, 3: 2, 4: 2}, {0: 8}),
+], ids=["hidden_solo_won", "hidden_solo_lost", "open_solo_doubles_counts"])
+def test_s34_wuren_solo_tribute(order, show, gives, takes):
+    final = _wuren_final(0, None, order, solo=True, show=show)
+    assert tribute_map(final, "gives") == gives
+    assert tribute_map(final, "takes") == takes
+
+
+def test_s34_wuren_next_deal_guard_takes_the_middle_card_emperor_the_other_two():
+    final = _wuren_final(0, 1, [0, 2, 3, 1, 4])
+    hands = ["9H 9H 9H 5C", "9H 4C", "BJ 9S", "AS 8S", "KS 7S"]
+    state = deal("wuren", hands, candidate=0, context=final)
+    assert Counter(hand(state, 0)) == Counter(["9H", "9H", "9H", "5C", "BJ", "KS"])
+    assert Counter(hand(state, 1)) == Counter(["9H", "4C", "AS"])
+    assert hand(state, 2) == ["9S"], "jokers are included in wuren tribute (最大牌)"
+    assert hand(state, 3) == ["8S"]
+    assert hand(state, 4) == ["7S"]
+
+
+def test_s34_wuren_next_deal_commoners_take_in_finishing_order_highest_first():
+    final = _wuren_final(0, 1, [3, 4, 2, 0, 1])
+    hands = ["BJ AS 9H 9H 9H 4C", "KS 5C", "9S", "8S", "7S"]
+    state = deal("wuren", hands, candidate=0, context=final)
+    assert Counter(hand(state, 0)) == Counter(["9H", "9H", "9H", "4C"])
+    assert hand(state, 1) == ["5C"]
+    assert Counter(hand(state, 3)) == Counter(["8S", "BJ"])
+    assert Counter(hand(state, 4)) == Counter(["7S", "AS"])
+    assert Counter(hand(state, 2)) == Counter(["9S", "KS"])
+
+
+def test_s22_tribute_cards_are_private_to_giver_and_receiver_counts_public():
+    final = _wuren_final(0, 1, [0, 2, 3, 1, 4])
+    hands = ["9H 9H 9H 5C", "9H 4C", "BJ 9S", "AS 8S", "KS 7S"]
+    state = deal("wuren", hands, candidate=0, context=final)
+    events = engine.opening_events(state) if hasattr(engine, "opening_events") else []
+    for event in events:
+        if "cards" in event or "card" in event:
+            assert event.get("private_to"), event
+            assert len(event["private_to"]) <= 2
+
+
+def test_s34_hands_in_final_view_are_after_tribute():
+    final = _wuren_final(0, 1, [0, 2, 3, 1, 4])
+    hands = ["9H 9H 9H 5C", "9H 4C", "BJ 9S", "AS 8S", "KS 7S"]
+    state = act(deal("wuren", hands, candidate=0, context=final), 0, ACCEPT)
+    state = act(state, 0, engine.Action("call", card="9H"))
+    # play out with trustee to reach the end
+    for _ in range(200):
+        if state.phase in ("over", "void"):
+            break
+        seat = engine.to_act(state)[0]
+        state = act(state, seat, engine.trustee_action(state, seat))
+    dealt = engine.final_view(state)["hands"]
+    assert Counter(dealt[1]) == Counter(["9H", "4C", "AS"])
+    assert dealt[2] == ["9S"]
+
+
+# ---------------------------------------------------------------- §3.7 pagat
+
+@pytest.mark.parametrize("order,gives,takes", [
+    ([0, 1, 2, 3, 4], {2: 1, 3: 1, 4: 1}, {0: 2, 1: 1}),
+    ([2, 3, 4, 0, 1], {0: 2, 1: 1}, {2: 1, 3: 1, 4: 1}),
+    ([0, 2, 3, 4, 1], {}, {}),
+], ids=["emperor_side_won", "emperor_side_lost", "draw"])
+def test_s37_pagat_tribute_counts(order, gives, takes):
+    hands, prelude, chain = fixed_guard_hands(0, 1, order)
+    state = finish(auto_play(start_fixed("pagat", hands, 0), prelude), order, chain)
+    final = engine.final_view(state)
+    assert tribute_map(final, "gives") == gives
+    assert tribute_map(final, "takes") == takes
+
+
+@pytest.mark.parametrize("order,how,gives,takes", [
+    ([0, 1, 2, 3, 4], ACCEPT, {1: 1, 2: 1, 3: 1, 4: 1}, {0: 4}),
+    ([1, 2, 3, 0, 4], ACCEPT, {0: 4}, {1: 1, 2: 1, 3: 1, 4: 1}),
+    ([1, 0, 2, 3, 4], ACCEPT, {}, {}),
+    ([2, 0, 1, 3, 4], engine.Action("solo"), {0: 4}, {1: 1, 2: 1, 3: 1, 4: 1}),
+], ids=["hidden_solo_won", "hidden_solo_lost", "hidden_solo_2nd_draw", "declared_solo_lost"])
+def test_s37_pagat_solo_tribute(order, how, gives, takes):
+    hands, prelude, chain = solo_hands(0, order)
+    state = finish(auto_play(start_fixed("pagat", hands, 0, how=how), prelude), order, chain)
+    final = engine.final_view(state)
+    assert tribute_map(final, "gives") == gives
+    assert tribute_map(final, "takes") == takes
+
+
+def test_s37_pagat_next_deal_losers_give_their_highest_non_joker():
+    hands, prelude, chain = fixed_guard_hands(0, 1, [0, 1, 2, 3, 4])
+    state = finish(auto_play(start_fixed("pagat", hands, 0), prelude), [0, 1, 2, 3, 4], chain)
+    final = engine.final_view(state)
+    nxt = ["BJ* 7H", "SJ* 8H", "SJ AS 7S", "BJ 2C 8C", "KD 9D"]
+    state = deal("pagat", nxt, context=final)
+    assert Counter(hand(state, 2)) == Counter(["SJ", "7S"]), "no joker in pagat tribute"
+    assert Counter(hand(state, 3)) == Counter(["BJ", "8C"])
+    assert hand(state, 4) == ["9D"]
+    got0, got1 = Counter(hand(state, 0)) - Counter(["BJ*", "7H"]), Counter(hand(state, 1)) - Counter(["SJ*", "8H"])
+    assert sum(got0.values()) == 2 and sum(got1.values()) == 1
+    assert got0 + got1 == Counter(["AS", "2C", "KD"])
+    assert got0["2C"] == 1, "the emperor (1st) takes first, highest first"
+
+
+def test_s37_pagat_start_seat_moves_one_seat_each_deal():
+    hands, prelude, chain = fixed_guard_hands(0, 1, [0, 1, 2, 3, 4])
+    state = finish(auto_play(start_fixed("pagat", hands, 0, start_seat=3), prelude), [0, 1, 2, 3, 4], chain)
+    assert engine.final_view(state)["next_start_seat"] == 4
+
+
+# ---------------------------------------------------------------- §3.6 laowang
+
+@pytest.mark.parametrize("order,gives,takes", [
+    ([0, 1, 2, 3, 4], {2: 2, 3: 2, 4: 2}, {0: 4, 1: 2}),
+    ([0, 2, 1, 3, 4], {2: 1, 3: 1, 4: 1}, {0: 2, 1: 1}),
+    ([2, 0, 3, 4, 1], {0: 2, 1: 1}, {2: 1, 3: 1, 4: 1}),
+    ([2, 3, 4, 0, 1], {0: 4, 1: 2}, {2: 2, 3: 2, 4: 2}),
+], ids=["1+2", "1+3", "2+5", "4+5"])
+def test_s36_laowang_tribute_counts(order, gives, takes):
+    hands, prelude, chain = laowang_hands(0, 1, order)
+    state = act(deal("laowang", hands, candidate=0), 0, ACCEPT)
+    state = finish(auto_play(state, prelude), order, chain)
+    final = engine.final_view(state)
+    assert tribute_map(final, "gives") == gives
+    assert tribute_map(final, "takes") == takes
+
+
+def test_s36_laowang_next_deal_givers_give_2s_else_highest_non_joker():
+    hands, prelude, chain = laowang_hands(0, 1, [0, 1, 2, 3, 4])
+    state = act(deal("laowang", hands, candidate=0), 0, ACCEPT)
+    final = engine.final_view(finish(auto_play(state, prelude), [0, 1, 2, 3, 4], chain))
+    nxt = ["3S", "4S", "BJ 2H 2D 5S", "SJ AH KH 5C", "2S QH JH 5D"]
+    state = deal("laowang", nxt, candidate=0, context=final)
+    assert Counter(hand(state, 2)) == Counter(["BJ", "5S"])
+    assert Counter(hand(state, 3)) == Counter(["SJ", "5C"]), "不进王: jokers are never given"
+    assert Counter(hand(state, 4)) == Counter(["JH", "5D"])
+    got0 = Counter(hand(state, 0)) - Counter(["3S"])
+    got1 = Counter(hand(state, 1)) - Counter(["4S"])
+    assert sum(got0.values()) == 4 and sum(got1.values()) == 2
+    assert got0 + got1 == Counter(["2H", "2D", "AH", "KH", "2S", "QH"])
+    # one card at a time in finishing order, highest first: the emperor (1st) takes the first 2
+    assert got0["2H"] + got0["2D"] + got0["2S"] >= 2
+
+
+# ---------------------------------------------------------------- no tribute
+
+def test_s3_weihai_lianzhong_campus_owe_no_tribute():
+    for preset in ("weihai", "lianzhong_simple"):
+        hands, prelude, chain = fixed_guard_hands(0, 1, [0, 1, 2, 3, 4])
+        state = finish(auto_play(start_fixed(preset, hands, 0), prelude), [0, 1, 2, 3, 4], chain)
+        final = engine.final_view(state)
+        assert tribute_map(final, "gives") == {} and tribute_map(final, "takes") == {}
+    hands, prelude, chain = campus_2v3([0, 1, 2, 3, 4])
+    state = start_called("campus", hands, 0, "9H")
+    final = engine.final_view(finish(auto_play(state, prelude), [0, 1, 2, 3, 4], chain))
+    assert tribute_map(final, "gives") == {} and tribute_map(final, "takes") == {}
+
+
+@pytest.mark.parametrize("preset,emperor", [("weihai", 2), ("lianzhong_simple", 3)])
+def test_s21_next_deal_starts_at_the_previous_emperor(preset, emperor):
+    guard = (emperor + 1) % 5
+    order = [emperor, guard] + [s for s in range(5) if s not in (emperor, guard)]
+    hands, prelude, chain = fixed_guard_hands(emperor, guard, order)
+    state = finish(auto_play(start_fixed(preset, hands, emperor), prelude), order, chain)
+    assert engine.final_view(state)["next_start_seat"] == emperor
+
+
+def test_s21_context_start_seat_deals_extra_cards_to_the_first_seats():
+    hands, prelude, chain = fixed_guard_hands(3, 4, [3, 4, 0, 1, 2])
+    state = finish(auto_play(start_fixed("lianzhong_simple", hands, 3), prelude), [3, 4, 0, 1, 2], chain)
+    final = engine.final_view(state)
+    assert final["next_start_seat"] == 3
+    # the context carries next_start_seat (CONTRACT §1): dealing starts at seat 3
+    nxt = engine.new_deal(engine.preset("lianzhong_simple"), seed=11, context=final)
+    assert pview(nxt)["counts"] == [34, 33, 33, 34, 34]
