@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "accounts"
+
+    def ready(self) -> None:
+        # Registers the OpenAPI description of the bearer scheme.
+        from accounts import schema  # noqa: F401

@@ -15,6 +15,7 @@ from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
 from games import selectors, services, wakeups
+from games.models import GameStatus
 
 ACTION_TYPES = (
     "accept",
@@ -52,7 +53,7 @@ class GameViewOutputSerializer(serializers.Serializer):
         )
     )
     number = serializers.IntegerField(help_text="Deal number at the table, from 0.")
-    status = serializers.ChoiceField(choices=("running", "over", "void"))
+    status = serializers.ChoiceField(choices=GameStatus.choices)
     version = serializers.IntegerField(help_text="Rises by one per applied action.")
     deadline = serializers.DateTimeField(
         allow_null=True, help_text="When the current prompt times out (UTC)."

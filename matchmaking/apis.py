@@ -9,7 +9,9 @@ from rest_framework.views import APIView
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
+from games.models import GameStatus
 from matchmaking import selectors, services
+from matchmaking.models import TableStatus
 
 PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
 
@@ -76,7 +78,7 @@ class TableSettingsOutputSerializer(serializers.Serializer):
 class TableGameOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     number = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=("running", "over", "void"))
+    status = serializers.ChoiceField(choices=GameStatus.choices)
     scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
 
 
@@ -91,7 +93,7 @@ class TableDetailOutputSerializer(serializers.Serializer):
     deals = serializers.IntegerField()
     deals_done = serializers.IntegerField()
     private = serializers.BooleanField()
-    status = serializers.ChoiceField(choices=("waiting", "playing", "finished", "dissolved"))
+    status = serializers.ChoiceField(choices=TableStatus.choices)
     creator = serializers.IntegerField()
     seats = TableSeatOutputSerializer(many=True)
     scores = serializers.ListField(child=serializers.IntegerField(), help_text="Running totals by seat.")

@@ -120,11 +120,9 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "ENUM_NAME_OVERRIDES": {
         "ErrorCodeEnum": "config.api.errors.ErrorCode",
+        "GameStatusEnum": "games.models.GameStatus",
+        "TableStatusEnum": "matchmaking.models.TableStatus",
     },
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
-    },
-    "SECURITY": [{"bearerAuth": []}],
     "AUTHENTICATION_WHITELIST": ["accounts.authentication.BearerTokenAuthentication"],
 }
 
