@@ -1,10 +1,11 @@
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services
+from accounts import selectors, services
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
@@ -161,3 +162,126 @@ class MeApi(APIView):
     )
     def get(self, request):
         return Response(UserOutputSerializer(request.user).data)
+
+
+RATING_PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
+
+
+class RatingLeaderboardQueryInputSerializer(serializers.Serializer):
+    preset = serializers.ChoiceField(choices=RATING_PRESETS)
+    limit = serializers.IntegerField(min_value=1, max_value=500, required=False, default=100)
+
+
+class RatingLeaderboardEntryOutputSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    user = serializers.IntegerField(source="user_id")
+    username = serializers.CharField(source="user.username")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: the sort key.")
+    deals = serializers.IntegerField(help_text="Rated deals.")
+
+
+class RatingLeaderboardOutputSerializer(serializers.Serializer):
+    preset = serializers.CharField()
+    entries = RatingLeaderboardEntryOutputSerializer(many=True)
+
+
+class RatingChangeOutputSerializer(serializers.Serializer):
+    game = serializers.IntegerField(source="game_id")
+    mu_before = serializers.FloatField()
+    sigma_before = serializers.FloatField()
+    mu_after = serializers.FloatField()
+    sigma_after = serializers.FloatField()
+    result = serializers.IntegerField(help_text="1 won, 0 draw, -1 lost (the player's side).")
+    created_at = serializers.DateTimeField()
+
+
+class UserPresetRatingOutputSerializer(serializers.Serializer):
+    preset = serializers.CharField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+    deals = serializers.IntegerField()
+    history = RatingChangeOutputSerializer(many=True, help_text="Latest changes, newest first (at most 50).")
+
+
+class UserRatingsOutputSerializer(serializers.Serializer):
+    user = serializers.IntegerField()
+    ratings = UserPresetRatingOutputSerializer(many=True)
+
+
+class RatingLeaderboardApi(APIView):
+    @extend_schema(
+        operation_id="rating_leaderboard",
+        tags=["ratings"],
+        parameters=[RatingLeaderboardQueryInputSerializer],
+        responses={
+            200: RatingLeaderboardOutputSerializer,
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
+        },
+        examples=[
+            OpenApiExample(
+                "leaderboard",
+                value={
+                    "preset": "weihai",
+                    "entries": [
+                        {
+                            "rank": 1,
+                            "user": 7,
+                            "username": "lihua",
+                            "mu": 29.1,
+                            "sigma": 4.2,
+                            "ordinal": 16.5,
+                            "deals": 40,
+                        }
+                    ],
+                },
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description=(
+            "Players of one preset by ordinal (mu - 3 sigma), best first. Ratings are openskill "
+            "Plackett-Luce, updated after every scored deal: the emperor's side against the rest."
+        ),
+    )
+    def get(self, request):
+        query = RatingLeaderboardQueryInputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = selectors.rating_leaderboard(**query.validated_data)
+        entries = RatingLeaderboardEntryOutputSerializer(rows, many=True).data
+        for rank, entry in enumerate(entries, start=1):
+            entry["rank"] = rank
+        return Response({"preset": query.validated_data["preset"], "entries": entries})
+
+
+class UserRatingsApi(APIView):
+    @extend_schema(
+        operation_id="user_ratings",
+        tags=["ratings"],
+        parameters=[OpenApiParameter("user_id", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        responses={
+            200: UserRatingsOutputSerializer,
+            **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.NOT_FOUND),
+        },
+        description="A player's rating in each preset he has played, with its history.",
+    )
+    def get(self, request, user_id: int):
+        ratings = selectors.user_ratings(user_id=user_id)
+        return Response(
+            {
+                "user": user_id,
+                "ratings": [
+                    {
+                        "preset": item["rating"].preset,
+                        "mu": item["rating"].mu,
+                        "sigma": item["rating"].sigma,
+                        "ordinal": item["rating"].ordinal,
+                        "deals": item["rating"].deals,
+                        "history": RatingChangeOutputSerializer(item["history"], many=True).data,
+                    }
+                    for item in ratings
+                ],
+            }
+        )

@@ -34,3 +34,69 @@ class AuthToken(models.Model):
     @staticmethod
     def hash_key(key: str) -> str:
         return hashlib.sha256(key.encode()).hexdigest()
+
+
+class Rating(models.Model):
+    """A player's skill in one preset (openskill Plackett-Luce); ordinal = mu - 3 sigma ranks players."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings")
+    preset = models.CharField(max_length=32)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField(db_index=True)
+    deals = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "preset"], name="rating_unique_user_preset")]
+        indexes = [models.Index(fields=["preset", "-ordinal"], name="rating_preset_ordinal")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.preset} {self.mu:.1f}/{self.sigma:.2f}"
+
+
+class RatingChange(models.Model):
+    """One deal's effect on one player's rating. Unique per (game, user): a deal is rated once.
+
+    `game_id` is a plain integer so that accounts depends on no other app (STYLE.md layout)."""
+
+    game_id = models.BigIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    preset = models.CharField(max_length=32)
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    result = models.SmallIntegerField(help_text="1 won, 0 draw, -1 lost (this player's side).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game_id", "user"], name="rating_change_unique_game_user")
+        ]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} user {self.user_id}: {self.mu_before:.1f} -> {self.mu_after:.1f}"
+
+
+class SideBias(models.Model):
+    """A learned pseudo-player on the emperor's side, per preset and team shape ("2v3", "1v4"), so that
+    the model predicts 50/50 between equal players whatever advantage the side itself has."""
+
+    preset = models.CharField(max_length=32)
+    shape = models.CharField(max_length=8)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    deals = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["preset", "shape"], name="side_bias_unique_preset_shape")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.preset} {self.shape} bias {self.mu:.1f}"

@@ -8,4 +8,6 @@ urlpatterns = [
     path("auth/guest", apis.AuthGuestApi.as_view(), name="auth-guest"),
     path("auth/logout", apis.AuthLogoutApi.as_view(), name="auth-logout"),
     path("me", apis.MeApi.as_view(), name="me"),
+    path("ratings/leaderboard", apis.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
+    path("users/<int:user_id>/ratings", apis.UserRatingsApi.as_view(), name="user-ratings"),
 ]

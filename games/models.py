@@ -31,6 +31,10 @@ class Game(models.Model):
     trustee = models.JSONField(default=list, help_text="Five booleans: the seat is on 托管.")
     trustee_entries = models.JSONField(default=list, help_text="Times each seat entered trustee this deal.")
     final = models.JSONField(null=True, blank=True, help_text="engine.final_view once the deal is over.")
+    # RULES §5: a deal that ends with all five seats on trustee is kept but not counted.
+    unscored = models.BooleanField(
+        default=False, help_text="Ended with all five seats on trustee: not added to scores, not rated."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

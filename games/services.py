@@ -23,6 +23,8 @@ from games.models import Event, Game, GameStatus, IdempotencyKey
 FINISHED_PHASES = ("over", "void")
 # A table of nothing but void deals would otherwise redeal forever inside one transaction.
 MAX_VOID_REDEALS = 50
+# More actions than any deal has: a bound on the trustee auto-play loop, not a rule.
+MAX_AUTOPLAY_ACTIONS = 5000
 
 
 def _deadline(*, game: Game, phase: str) -> Any:
@@ -30,6 +32,27 @@ def _deadline(*, game: Game, phase: str) -> Any:
         return None
     seconds = game.table.play_seconds if phase == "play" else game.table.prompt_seconds
     return timezone.now() + timedelta(seconds=seconds)
+
+
+def _same_prompt(*, before: Any, after: Any) -> bool:
+    """The action answered part of a still-open window: the window keeps its deadline (RULES §5:
+    one deadline per prompt, and a window is one prompt to all the seats it asks)."""
+    old, new = before.window, after.window
+    return (
+        old is not None
+        and new is not None
+        and before.phase == after.phase
+        and old.kind == new.kind
+        and old.asked == new.asked
+        and new.answers[: len(old.answers)] == old.answers
+        and len(new.answers) > len(old.answers)
+    )
+
+
+def _deadline_next(*, game: Game, before: Any, after: Any) -> Any:
+    if game.deadline is not None and _same_prompt(before=before, after=after):
+        return game.deadline
+    return _deadline(game=game, phase=after.phase)
 
 
 def _events_rows(*, game: Game, events: list[dict], action: list | None) -> list[Event]:
@@ -88,7 +111,16 @@ def _deal_finish(*, game: Game, state: Any) -> None:
     game.final = engine.final_view(state)
     game.finished_at = timezone.now()
     game.deadline = None
-    game.save(update_fields=["status", "final", "finished_at", "deadline", "state", "version", "last_seq"])
+    # RULES §5: all five on trustee → kept, but not scored and not rated.
+    game.unscored = game.status == GameStatus.OVER and all(game.trustee)
+    game.save(
+        update_fields=[
+            "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
+        ]
+    )
+    if game.status == GameStatus.OVER and not game.unscored:
+        game_id = game.pk
+        transaction.on_commit(lambda: _game_ratings_schedule(game_id=game_id))
     if game.status == GameStatus.VOID and game.number >= MAX_VOID_REDEALS + game.table.deals_done:
         return
     import_string(settings.GAMES_DEAL_FINISHED_HANDLER)(game=game)
@@ -145,23 +177,10 @@ def game_action_apply(
                 )
             state = selectors.game_state(game=game)
             try:
-                new_state, events = engine.apply_action(state, seat, parsed)
+                new_state = _action_record(game=game, seat=seat, state=state, action=parsed)
             except engine.IllegalAction as exc:
                 raise ApiError(exc.code, exc.message) from exc
-            game.version += 1
-            if not events:
-                # Every applied action leaves a row, so the log alone replays the deal; only the actor
-                # sees it (a window answer must not tell others who answered).
-                events = [{"type": "answered", "seat": seat, "private_to": [seat]}]
-            Event.objects.bulk_create(
-                _events_rows(game=game, events=events, action=[seat, engine.action_to_dict(parsed)])
-            )
-            game.state = engine.to_json(new_state)
-            game.deadline = _deadline(game=game, phase=new_state.phase)
-            game.save(update_fields=["state", "version", "deadline", "last_seq"])
-            selectors.game_state_remember(game=game, state=new_state)
-            if new_state.phase in FINISHED_PHASES:
-                _deal_finish(game=game, state=new_state)
+            new_state = _trustee_autoplay(game=game, state=new_state)
             body = selectors.game_view_for_seat(game=game, seat=seat, state=new_state)
             if idempotency_key is not None:
                 IdempotencyKey.objects.create(
@@ -182,6 +201,46 @@ def game_action_apply(
     return 200, body
 
 
+def _action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
+    """Apply one action of `seat` to the locked `game` and persist it (events, version, deadline);
+    raises engine.IllegalAction, changing nothing. Real moves, timeouts and 托管 all come here."""
+    new_state, events = engine.apply_action(state, seat, action)
+    game.version += 1
+    if not events:
+        # Every applied action leaves a row, so the log alone replays the deal; only the actor
+        # sees it (a window answer must not tell others who answered).
+        events = [{"type": "answered", "seat": seat, "private_to": [seat]}]
+    Event.objects.bulk_create(
+        _events_rows(game=game, events=events, action=[seat, engine.action_to_dict(action)])
+    )
+    game.state = engine.to_json(new_state)
+    game.deadline = _deadline_next(game=game, before=state, after=new_state)
+    game.save(update_fields=["state", "version", "deadline", "last_seq"])
+    selectors.game_state_remember(game=game, state=new_state)
+    if new_state.phase in FINISHED_PHASES:
+        _deal_finish(game=game, state=new_state)
+    return new_state
+
+
+def _trustee_autoplay(*, game: Game, state: Any) -> Any:
+    """Seats on 托管 act as soon as they are prompted (RULES §5), in the caller's locked transaction."""
+    for _ in range(MAX_AUTOPLAY_ACTIONS):
+        if state.phase in FINISHED_PHASES:
+            return state
+        seats = [seat for seat in engine.to_act(state) if game.trustee[seat]]
+        if not seats:
+            return state
+        action = engine.trustee_action(state, seats[0])
+        state = _action_record(game=game, seat=seats[0], state=state, action=action)
+    return state
+
+
+def _game_ratings_schedule(*, game_id: int) -> None:
+    from games import timers  # timers builds on this module
+
+    timers.game_ratings_schedule(game_id=game_id)
+
+
 def _after_action_committed(game: Game) -> None:
     """Side effects of a committed change to `game` (a move, a deal start, trustee).
 
@@ -189,6 +248,10 @@ def _after_action_committed(game: Game) -> None:
     from here. Waiters on the events endpoint are woken with the version only.
     """
     wakeups.publish(game_id=game.pk, version=game.version)
+    if game.status == GameStatus.RUNNING and game.deadline is not None:
+        from games import timers  # timers builds on this module
+
+        timers.game_timer_schedule(game_id=game.pk, version=game.version, deadline=game.deadline)
 
 
 def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
@@ -204,6 +267,8 @@ def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
             if not on and game.trustee_entries[seat] > 3:
                 raise ApiError(ErrorCode.TRUSTEE_LOCKED, "This seat entered trustee more than three times.")
             _trustee_switch(game=game, seat=seat, on=on)
+            if on:
+                _trustee_autoplay(game=game, state=selectors.game_state(game=game))
         view = selectors.game_view_for_seat(game=game, seat=seat)
         transaction.on_commit(lambda: _after_action_committed(game))
     return view
@@ -230,4 +295,42 @@ def game_seat_vacate(*, game_id: int, seat: int) -> None:
         if not game.trustee[seat]:
             _trustee_switch(game=game, seat=seat, on=True)
         game.save(update_fields=["seat_user_ids", "trustee_entries"])
+        _trustee_autoplay(game=game, state=selectors.game_state(game=game))
         transaction.on_commit(lambda: _after_action_committed(game))
+
+
+EMPEROR_SIDE_ROLES = ("emperor", "guard", "soloist")
+
+
+def game_ratings_update(*, game_id: int) -> bool:
+    """Rate a finished, scored deal (accounts' per-preset openskill ratings); False when there is
+    nothing to do: not over, void, unscored (RULES §5), or already rated (exactly once per deal)."""
+    from django.contrib.auth import get_user_model
+
+    from accounts import services as account_services
+
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.status != GameStatus.OVER or game.unscored or not game.final:
+        return False
+    final = game.final
+    emperor_seats = [seat for seat, role in enumerate(final.get("roles") or []) if role in EMPEROR_SIDE_ROLES]
+    if not emperor_seats and final.get("emperor") is not None:
+        emperor_seats = [final["emperor"]]
+    other_seats = [seat for seat in range(5) if seat not in emperor_seats]
+    if not emperor_seats or not other_seats:
+        return False
+    # A player who left mid-deal no longer has a seat in `seat_user_ids`, but is rated all the same:
+    # the usernames recorded when the deal started name him.
+    named = get_user_model().objects.filter(username__in=[p for p in game.players if p])
+    ids_by_name = dict(named.values_list("username", "pk"))
+    user_ids = [game.seat_user_ids[seat] or ids_by_name.get(game.players[seat]) for seat in range(5)]
+    if any(user_id is None for user_id in user_ids):
+        return False
+    emperor_score = sum(final["scores"][seat] for seat in emperor_seats)
+    return account_services.ratings_record_deal(
+        game_id=game.pk,
+        preset=game.preset,
+        emperor_side=[user_ids[seat] for seat in emperor_seats],
+        other_side=[user_ids[seat] for seat in other_seats],
+        result=(emperor_score > 0) - (emperor_score < 0),
+    )

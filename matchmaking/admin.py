@@ -1,6 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
-from matchmaking.models import Seat, Table
+from config.api.errors import ApiError
+from matchmaking import services
+from matchmaking.models import Penalty, Seat, Table
 
 
 class SeatInline(admin.TabularInline):
@@ -24,3 +26,43 @@ class TableAdmin(admin.ModelAdmin):
         if request.user.is_superuser or request.user.has_perm("games.view_hidden_cards"):
             return ()
         return ("setups",)
+
+
+@admin.register(Seat)
+class SeatAdmin(admin.ModelAdmin):
+    """Moderators remove players here: during a running deal the player loses 40 points (RULES §5)."""
+
+    list_display = ("id", "table", "seat", "user", "joined_at")
+    list_filter = ("table__status",)
+    search_fields = ("user__username",)
+    raw_id_fields = ("table", "user")
+    actions = ("remove_players",)
+
+    @admin.action(
+        description="Remove selected players (40-point penalty during a running deal)", permissions=["delete"]
+    )
+    def remove_players(self, request, queryset):
+        removed = 0
+        for row in queryset.order_by("table_id", "seat"):
+            try:
+                services.table_seat_remove(table_id=row.table_id, seat=row.seat, moderator=request.user)
+            except ApiError as exc:
+                self.message_user(request, f"{row}: {exc.message}", messages.WARNING)
+            else:
+                removed += 1
+        self.message_user(request, f"Removed {removed} player(s).", messages.SUCCESS)
+
+
+@admin.register(Penalty)
+class PenaltyAdmin(admin.ModelAdmin):
+    list_display = ("id", "user", "table", "game", "seat", "points", "reason", "moderator", "created_at")
+    list_filter = ("reason",)
+    search_fields = ("user__username",)
+    fields = list_display
+    readonly_fields = list_display
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

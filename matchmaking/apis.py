@@ -6,12 +6,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ErrorCode
+from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
 from games.models import GameStatus
 from matchmaking import selectors, services
-from matchmaking.models import TableStatus
+from matchmaking.models import PenaltyReason, TableStatus
 
 PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
 
@@ -221,3 +221,84 @@ class TableLeaveApi(APIView):
     def post(self, request, table_id: int):
         table = services.table_leave(table_id=table_id, user=request.user)
         return Response(selectors.table_detail(table=table, user=request.user, was_member=True))
+
+
+class TableSeatRemoveApi(APIView):
+    @extend_schema(
+        operation_id="table_seat_remove",
+        tags=["tables"],
+        parameters=[_TABLE_ID, OpenApiParameter("seat", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        request=None,
+        responses={
+            200: TableDetailOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+            ),
+        },
+        description=(
+            "Staff only: remove the player of a seat. During a running deal this costs him 40 points "
+            "(a `removed` penalty in his history) and the seat plays on in trustee (RULES §5)."
+        ),
+    )
+    def post(self, request, table_id: int, seat: int):
+        if not request.user.is_staff:
+            raise ApiError(ErrorCode.PERMISSION_DENIED, "Only staff may remove players.")
+        table = services.table_seat_remove(table_id=table_id, seat=seat, moderator=request.user)
+        return Response(selectors.table_detail(table=table, user=request.user))
+
+
+class PenaltyOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    table = serializers.IntegerField(source="table_id")
+    game = serializers.IntegerField(source="game_id", allow_null=True)
+    seat = serializers.IntegerField()
+    points = serializers.IntegerField(help_text="Points taken off the table's score sheet.")
+    reason = serializers.ChoiceField(
+        choices=PenaltyReason.choices, help_text="`left`: left a running deal; `removed`: by a moderator."
+    )
+    created_at = serializers.DateTimeField()
+
+
+class UserHistoryOutputSerializer(serializers.Serializer):
+    user = serializers.IntegerField()
+    penalties = PenaltyOutputSerializer(many=True, help_text="Newest first.")
+
+
+class UserHistoryApi(APIView):
+    @extend_schema(
+        operation_id="user_history",
+        tags=["users"],
+        parameters=[OpenApiParameter("user_id", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        responses={
+            200: UserHistoryOutputSerializer,
+            **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED, ErrorCode.NOT_FOUND),
+        },
+        examples=[
+            OpenApiExample(
+                "history",
+                value={
+                    "user": 7,
+                    "penalties": [
+                        {
+                            "id": 1,
+                            "table": 3,
+                            "game": 12,
+                            "seat": 2,
+                            "points": 40,
+                            "reason": "left",
+                            "created_at": "2026-11-30T03:00:20Z",
+                        }
+                    ],
+                },
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description="A player's penalties (RULES §5): visible to the player and to staff.",
+    )
+    def get(self, request, user_id: int):
+        penalties = selectors.user_penalties(user_id=user_id, viewer=request.user)
+        return Response({"user": user_id, "penalties": PenaltyOutputSerializer(penalties, many=True).data})

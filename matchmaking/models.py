@@ -53,3 +53,29 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"table {self.table_id} seat {self.seat}"
+
+
+class PenaltyReason(models.TextChoices):
+    LEFT = "left", "left a running deal"
+    REMOVED = "removed", "removed by a moderator"
+
+
+class Penalty(models.Model):
+    """Points taken off a seat's running score (RULES §5: 40 for leaving or removal, every preset)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="penalties")
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="penalties")
+    game = models.ForeignKey("games.Game", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    seat = models.PositiveSmallIntegerField()
+    points = models.IntegerField(help_text="Points taken off (positive).")
+    reason = models.CharField(max_length=16, choices=PenaltyReason.choices)
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"-{self.points} {self.user_id} at table {self.table_id} ({self.reason})"

@@ -1,9 +1,11 @@
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
 from config.api.errors import ApiError, ErrorCode
 from games import selectors as game_selectors
 from games.models import GameStatus
-from matchmaking.models import Seat, Table
+from matchmaking.models import Penalty, Seat, Table
 
 
 def table_get(*, table_id: int) -> Table:
@@ -59,3 +61,12 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
         ],
         "current_game": current.pk if current else None,
     }
+
+
+def user_penalties(*, user_id: int, viewer: Any) -> list:
+    """A player's penalties, newest first: seen by the player himself and by staff."""
+    if not get_user_model().objects.filter(pk=user_id).exists():
+        raise ApiError(ErrorCode.NOT_FOUND, "No such user.")
+    if viewer.pk != user_id and not viewer.is_staff:
+        raise ApiError(ErrorCode.PERMISSION_DENIED, "Only the player and staff see his penalties.")
+    return list(Penalty.objects.filter(user_id=user_id).order_by("-created_at", "-id"))

@@ -10,9 +10,11 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.models import Game, GameStatus
 from matchmaking.lock_objects import table_lock
-from matchmaking.models import Seat, Table, TableStatus
+from matchmaking.models import Penalty, PenaltyReason, Seat, Table, TableStatus
 
 SETUP_KEYS = {"seed", "hands", "candidate", "aside"}
+# RULES §5 D: leaving a running deal or being removed by a moderator, in every preset.
+LEAVE_PENALTY_POINTS = 40
 
 
 def _setups_validate(*, rules: Any, setups: list[dict]) -> list[dict]:
@@ -117,19 +119,45 @@ def table_leave(*, table_id: int, user: Any) -> Table:
             if not Table.objects.filter(pk=table_id).exists():
                 raise ApiError(ErrorCode.NOT_FOUND, "No such table.")
             raise ApiError(ErrorCode.PERMISSION_DENIED, "You are not seated at this table.")
-        running = (
-            Game.objects.filter(table_id=table_id, status=GameStatus.RUNNING)
-            .values_list("pk", flat=True)
-            .first()
+        return _seat_vacate(table_id=table_id, row=row, reason=PenaltyReason.LEFT, moderator=None)
+
+
+def table_seat_remove(*, table_id: int, seat: int, moderator: Any) -> Table:
+    """A moderator removes the player of `seat`: as leaving, 40 points if a deal is running and the seat
+    plays on in trustee (RULES §5); the Penalty row names the moderator."""
+    with transaction.atomic():
+        if not Table.objects.filter(pk=table_id).exists():
+            raise ApiError(ErrorCode.NOT_FOUND, "No such table.")
+        row = Seat.objects.filter(table_id=table_id, seat=seat).first()
+        if row is None:
+            raise ApiError(ErrorCode.NOT_FOUND, f"Seat {seat} is empty.", extra={"seat": seat})
+        return _seat_vacate(table_id=table_id, row=row, reason=PenaltyReason.REMOVED, moderator=moderator)
+
+
+def _seat_vacate(*, table_id: int, row: Seat, reason: str, moderator: Any) -> Table:
+    """Inside the caller's transaction: the running deal (if any) goes on with the seat in trustee."""
+    running = (
+        Game.objects.filter(table_id=table_id, status=GameStatus.RUNNING)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if running is not None:
+        # Lock order: the game before its table (games/lock_objects.py).
+        game_services.game_seat_vacate(game_id=running, seat=row.seat)
+    table = table_lock(table_id=table_id)
+    if running is not None:
+        table.scores[row.seat] -= LEAVE_PENALTY_POINTS
+        table.save(update_fields=["scores"])
+        Penalty.objects.create(
+            user_id=row.user_id,
+            table=table,
+            game_id=running,
+            seat=row.seat,
+            points=LEAVE_PENALTY_POINTS,
+            reason=reason,
+            moderator=moderator,
         )
-        if running is not None:
-            # Lock order: the game before its table (games/lock_objects.py).
-            game_services.game_seat_vacate(game_id=running, seat=row.seat)
-        table = table_lock(table_id=table_id)
-        if running is not None:
-            table.scores[row.seat] -= 40
-            table.save(update_fields=["scores"])
-        Seat.objects.filter(pk=row.pk).delete()
+    Seat.objects.filter(pk=row.pk).delete()
     return table
 
 
@@ -142,7 +170,7 @@ def table_deal_finished(*, game: Game) -> None:
     table = table_lock(table_id=game.table_id)
     final = game.final
     fields = ["status"]
-    if game.status == GameStatus.OVER:
+    if game.status == GameStatus.OVER and not game.unscored:
         table.scores = [total + score for total, score in zip(table.scores, final["scores"], strict=True)]
         table.deals_done += 1
         fields += ["scores", "deals_done"]

@@ -7,4 +7,10 @@ urlpatterns = [
     path("tables/<int:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<int:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<int:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
+    path(
+        "tables/<int:table_id>/seats/<int:seat>/remove",
+        apis.TableSeatRemoveApi.as_view(),
+        name="table-seat-remove",
+    ),
+    path("users/<int:user_id>/history", apis.UserHistoryApi.as_view(), name="user-history"),
 ]

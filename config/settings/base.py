@@ -138,11 +138,31 @@ if CELERY_BROKER_URL == "filesystem://":
         "data_folder_out": str(_celery_dir / "queue"),
         "processed_folder": str(_celery_dir / "processed"),
         "store_processed": False,
+        # The worker polls the folder; a deadline fires at most this late on the embedded default.
+        "polling_interval": 0.1,
     }
+elif CELERY_BROKER_URL.startswith("redis"):
+    # An unacknowledged task (acks_late) whose worker died comes back after this; timers waiting for
+    # their ETA are unacknowledged too, so it must exceed the longest deadline. The sweep does not wait.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Timers (games/timers.py): beat runs the sweep every GAMES_SWEEP_SECONDS; it applies deadlines that
+# passed more than GAMES_SWEEP_GRACE seconds ago, leaving the on-time ones to their own tasks.
+GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "2"))
+GAMES_SWEEP_GRACE = float(os.environ.get("GAMES_SWEEP_GRACE", "2"))
+CELERY_BEAT_SCHEDULE = {
+    "games-deadlines-sweep": {
+        "task": "games.games_deadlines_sweep",
+        "schedule": GAMES_SWEEP_SECONDS,
+        # A sweep that could not run in time is superseded by the next one.
+        "options": {"expires": GAMES_SWEEP_SECONDS},
+    },
+}
 
 # Long-poll wake-ups (games/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.

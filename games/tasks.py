@@ -1,0 +1,26 @@
+"""Celery tasks: thin wrappers named after the services they call (STYLE.md 8, 13).
+
+Each is idempotent (the service re-locks and checks the version, or keeps a unique row per deal), so
+`acks_late` with `reject_on_worker_lost` is safe: a task lost with its worker runs again.
+"""
+
+from celery import shared_task
+
+from games import services, timers
+
+_SAFE_TO_REPEAT = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
+
+
+@shared_task(name="games.game_deadline_expire", **_SAFE_TO_REPEAT)
+def game_deadline_expire(*, game_id: int, version: int) -> bool:
+    return timers.game_deadline_expire(game_id=game_id, version=version)
+
+
+@shared_task(name="games.games_deadlines_sweep", **_SAFE_TO_REPEAT)
+def games_deadlines_sweep() -> int:
+    return timers.games_deadlines_sweep()
+
+
+@shared_task(name="games.game_ratings_update", **_SAFE_TO_REPEAT)
+def game_ratings_update(*, game_id: int) -> bool:
+    return services.game_ratings_update(game_id=game_id)
