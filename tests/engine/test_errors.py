@@ -176,3 +176,35 @@ def test_bad_call_campus_other_player_lacks_the_rank():
     assert_illegal(state, 0, C("3S"), "bad_call")
     state2 = act(state, 0, C("9H"))
     assert state2.phase != "call"
+
+
+def test_not_allowed_guard_cannot_rebel_and_commoner_cannot_kick_in_declaration_window():
+    state = act(deal("weihai", WEIHAI), 0, ACCEPT)
+    state = stay_through_windows_until(state, "declaration_window")
+    assert_illegal(state, 1, Action("rebel"), "not_allowed")
+    assert_illegal(state, 2, Action("kick"), codes=("not_allowed", "wrong_phase"))
+    assert_illegal(state, 2, Action("solo"), codes=("not_allowed", "wrong_phase"))
+
+
+def test_not_allowed_second_transfer():
+    hands = ["BJ* SJ* AH", "QH", "9H 8H", "7H TH", "7S JS"]
+    state = act(deal("weihai", hands), 0, TRANSFER)
+    assert_illegal(state, 2, TRANSFER, "not_allowed")
+
+
+def test_wrong_phase_play_during_call():
+    hands = ["BJ* 9H 9H 9H KS", "9H QS", "8S 8H", "7S 7H", "TS TH"]
+    state = act(deal("lianzhong_classic", hands), 0, ACCEPT)
+    assert_illegal(state, 0, P("KS"), "wrong_phase")
+    assert_illegal(state, 1, C("9H"), codes=("not_your_turn", "wrong_phase"))
+
+
+def test_game_over_in_a_void_deal():
+    hands = ["BJ* 9H 9H", "8S 8S", "7C 7C", "TD TD", "JH JH"]
+    state = deal("lianzhong_classic", hands)
+    seat = 0
+    for _ in range(10):
+        state = act(state, seat, Action("decline"))
+        seat = (seat - 1) % 5
+    assert state.phase == "void"
+    assert_illegal(state, seat, ACCEPT, "game_over")

@@ -270,6 +270,17 @@ def test_s35_campus_a_bomb_led_is_only_a_four_card_set():
     assert Counter(["AS", "AH", "AC", "AD"]) in plays
 
 
+def test_s35_campus_a_bomb_beats_a_led_four_card_set():
+    hands = ["BJ* 9H 9H 9H KH KH KH KH", "9H QS", "9S 4D 4D 4D 4D", "9C 7H", "9D AS"]
+    state = campus_in_play(hands)
+    state = act(state, 0, P("KH KH KH KH"))
+    state = act(state, 1, PASS)
+    plays = [Counter(a.cards) for a in legal_of(state, 2, "play")]
+    assert Counter(["4D"] * 4) in plays, "a bomb beats any play, a led four-card set included"
+    state = act(state, 2, P("4D 4D 4D 4D"))
+    assert pview(state)["table"]["bomb"] is True
+
+
 def test_s35_campus_2s_carry_no_jokers_in_play():
     hands = ["BJ* 9H 9H 9H SJ 2S 2H", "9H QS", "9S 8H", "9C 7H", "9D TH"]
     state = campus_in_play(hands)
