@@ -250,9 +250,9 @@ class RatingLeaderboardApi(APIView):
         query = RatingLeaderboardQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         rows = selectors.rating_leaderboard(**query.validated_data)
+        for rank, row in enumerate(rows, start=1):
+            row.rank = rank
         entries = RatingLeaderboardEntryOutputSerializer(rows, many=True).data
-        for rank, entry in enumerate(entries, start=1):
-            entry["rank"] = rank
         return Response({"preset": query.validated_data["preset"], "entries": entries})
 
 

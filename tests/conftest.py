@@ -15,7 +15,9 @@ def make_user(db):
 
     def make(*, staff: bool = False, banned: bool = False, username: str | None = None):
         name = username or f"player{next(_names)}"
-        user = User.objects.create_user(username=name, password="correct-horse-9", is_staff=staff, banned=banned)
+        user = User.objects.create_user(
+            username=name, password="correct-horse-9", is_staff=staff, banned=banned
+        )
         return user, services.token_create(user=user)
 
     return make
@@ -68,7 +70,9 @@ def make_table(make_user, make_client):
         for seat in range(5):
             user, token = make_user()
             client = make_client(token)
-            joined = client.post(f"/api/v1/tables/{table['id']}/join", {"code": table["code"], "seat": seat}, format="json")
+            joined = client.post(
+                f"/api/v1/tables/{table['id']}/join", {"code": table["code"], "seat": seat}, format="json"
+            )
             assert joined.status_code == 200, joined.json()
             users.append(user)
             tokens.append(token)

@@ -7,7 +7,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_register_returns_user_and_a_working_token(make_client):
-    response = make_client().post("/api/v1/auth/register", {"username": "lihua", "password": "s3cret-pass"}, format="json")
+    response = make_client().post(
+        "/api/v1/auth/register", {"username": "lihua", "password": "s3cret-pass"}, format="json"
+    )
     assert response.status_code == 201
     body = response.json()
     assert body["user"]["username"] == "lihua"
@@ -19,7 +21,9 @@ def test_register_twice_is_rejected_and_creates_nothing(make_client):
     client = make_client()
     client.post("/api/v1/auth/register", {"username": "lihua", "password": "s3cret-pass"}, format="json")
     tokens = AuthToken.objects.count()
-    response = client.post("/api/v1/auth/register", {"username": "lihua", "password": "other-pass-1"}, format="json")
+    response = client.post(
+        "/api/v1/auth/register", {"username": "lihua", "password": "other-pass-1"}, format="json"
+    )
     assert_error(response, 400, "invalid_request")
     assert User.objects.filter(username="lihua").count() == 1
     assert AuthToken.objects.count() == tokens
@@ -36,10 +40,14 @@ def test_register_with_unknown_field_is_400(make_client):
 
 def test_token_login_and_wrong_password(make_client, make_user):
     user, _ = make_user(username="ann")
-    ok = make_client().post("/api/v1/auth/token", {"username": "ann", "password": "correct-horse-9"}, format="json")
+    ok = make_client().post(
+        "/api/v1/auth/token", {"username": "ann", "password": "correct-horse-9"}, format="json"
+    )
     assert ok.status_code == 200 and make_client(ok.json()["token"]).get("/api/v1/me").status_code == 200
     tokens = AuthToken.objects.count()
-    bad = make_client().post("/api/v1/auth/token", {"username": "ann", "password": "wrong-horse-9"}, format="json")
+    bad = make_client().post(
+        "/api/v1/auth/token", {"username": "ann", "password": "wrong-horse-9"}, format="json"
+    )
     assert_error(bad, 401, "not_authenticated")
     assert AuthToken.objects.count() == tokens
 
@@ -53,9 +61,11 @@ def test_guest_gets_an_account_and_token(make_client):
 
 def test_logout_revokes_only_the_token_used(make_client, make_user):
     user, first = make_user()
-    second = make_client().post(
-        "/api/v1/auth/token", {"username": user.username, "password": "correct-horse-9"}, format="json"
-    ).json()["token"]
+    second = (
+        make_client()
+        .post("/api/v1/auth/token", {"username": user.username, "password": "correct-horse-9"}, format="json")
+        .json()["token"]
+    )
     assert make_client(first).post("/api/v1/auth/logout").status_code == 204
     assert_error(make_client(first).get("/api/v1/me"), 401, "not_authenticated")
     assert make_client(second).get("/api/v1/me").status_code == 200

@@ -46,8 +46,9 @@ def _to_play_phase(setup) -> tuple[int, dict]:
         view = get_view(setup["clients"][seat], setup["game"])
         if view["phase"] == "play" and any(a["type"] == "play" for a in view["legal_actions"]):
             return seat, view
-        response = post_action(setup["clients"][seat], setup["game"], rng.choice(view["legal_actions"]),
-                               version=view["version"])
+        response = post_action(
+            setup["clients"][seat], setup["game"], rng.choice(view["legal_actions"]), version=view["version"]
+        )
         assert response.status_code == 200
     raise AssertionError("never reached a play")
 
@@ -80,7 +81,9 @@ def test_concurrent_identical_plays_apply_exactly_once(make_table, make_client):
     assert Event.objects.filter(game=game, action__isnull=False).last().action == [seat, action]
 
 
-def test_concurrent_retries_with_one_idempotency_key_apply_once_and_all_get_the_response(make_table, make_client):
+def test_concurrent_retries_with_one_idempotency_key_apply_once_and_all_get_the_response(
+    make_table, make_client
+):
     setup = make_table()
     seat, view = _to_play_phase(setup)
     action = next(a for a in view["legal_actions"] if a["type"] == "play")

@@ -127,7 +127,9 @@ def test_stale_version_is_409_with_the_current_version(make_table):
     setup = make_table()
     seat, view = _actor(setup)
     before = _snapshot(setup["game"])
-    response = post_action(setup["clients"][seat], setup["game"], view["legal_actions"][0], version=view["version"] + 3)
+    response = post_action(
+        setup["clients"][seat], setup["game"], view["legal_actions"][0], version=view["version"] + 3
+    )
     body = assert_error(response, 409, "stale_version")
     assert body["extra"] == {"version": view["version"]}
     assert _snapshot(setup["game"]) == before
@@ -138,7 +140,9 @@ def _drive_to_play(setup, rng) -> tuple[int, dict]:
         seat, view = _actor(setup)
         if view["phase"] == "play":
             return seat, view
-        post_action(setup["clients"][seat], setup["game"], rng.choice(view["legal_actions"]), version=view["version"])
+        post_action(
+            setup["clients"][seat], setup["game"], rng.choice(view["legal_actions"]), version=view["version"]
+        )
     raise AssertionError("never reached play")
 
 
@@ -166,7 +170,9 @@ def test_an_action_returns_the_new_view_and_appends_events(make_table):
     setup = make_table()
     seat, view = _actor(setup)
     before = Game.objects.get(pk=setup["game"])
-    response = post_action(setup["clients"][seat], setup["game"], view["legal_actions"][0], version=view["version"])
+    response = post_action(
+        setup["clients"][seat], setup["game"], view["legal_actions"][0], version=view["version"]
+    )
     assert response.status_code == 200
     body = response.json()
     assert body["version"] == view["version"] + 1 and body["seat"] == seat

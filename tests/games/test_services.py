@@ -37,7 +37,9 @@ def test_a_running_deal_replays_too(make_table):
             break
         seat = engine.to_act(state)[0]
         view = get_view(setup["clients"][seat], setup["game"])
-        post_action(setup["clients"][seat], setup["game"], rng.choice(view["legal_actions"]), version=view["version"])
+        post_action(
+            setup["clients"][seat], setup["game"], rng.choice(view["legal_actions"]), version=view["version"]
+        )
     game = Game.objects.get(pk=setup["game"])
     replayed = engine.replay(engine.preset(game.preset), game.setup, selectors.game_replay_log(game=game))
     assert _as_stored(replayed) == game.state
@@ -60,6 +62,11 @@ def test_one_move_is_a_handful_of_queries(make_table, django_assert_max_num_quer
     view = get_view(setup["clients"][seat], setup["game"])
     # token, lock game (+table), insert events, update game, idempotency lookup + insert, savepoints
     with django_assert_max_num_queries(8):
-        response = post_action(setup["clients"][seat], setup["game"], view["legal_actions"][0],
-                               version=view["version"], key="cheap")
+        response = post_action(
+            setup["clients"][seat],
+            setup["game"],
+            view["legal_actions"][0],
+            version=view["version"],
+            key="cheap",
+        )
     assert response.status_code == 200

@@ -88,7 +88,9 @@ def test_joining_twice_is_409(make_client, make_user):
 def test_sixth_player_gets_table_full_or_closed(make_table, make_client, make_user):
     setup = make_table()
     _, token = make_user()
-    response = make_client(token).post(f"/api/v1/tables/{setup['table']}/join", {"code": setup["code"]}, format="json")
+    response = make_client(token).post(
+        f"/api/v1/tables/{setup['table']}/join", {"code": setup["code"]}, format="json"
+    )
     assert response.status_code == 409 and response.json()["code"] in {"table_full", "table_closed"}
     assert Seat.objects.filter(table_id=setup["table"]).count() == 5
 

@@ -1,0 +1,194 @@
+"""games.timers and the 托管 path of games.services (RULES §5): deadlines, timeouts, auto-play, the
+trustee lock, dissolving, unscored all-trustee deals and the sweep. No worker here: the services are
+called as the tasks call them (tests/games/test_worker.py runs a real one)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games import engine, selectors, services, tasks, timers
+from games.models import Event, Game, GameStatus
+from matchmaking.models import Table, TableStatus
+from tests.conftest import assert_error
+from tests.games.trustees import finish_with_trustees, set_trustee
+
+pytestmark = pytest.mark.django_db
+
+
+def _game(game_id: int) -> Game:
+    return Game.objects.select_related("table").get(pk=game_id)
+
+
+def _overdue(game_id: int, seconds: float = 5) -> Game:
+    Game.objects.filter(pk=game_id).update(deadline=timezone.now() - timedelta(seconds=seconds))
+    return _game(game_id)
+
+
+def _snapshot(game_id: int) -> tuple:
+    game = _game(game_id)
+    events = Event.objects.filter(game=game).count()
+    return game.version, game.last_seq, game.state, list(game.trustee), events
+
+
+def test_every_prompt_has_a_deadline_from_the_table_settings(make_table):
+    before = timezone.now()
+    setup = make_table()
+    game = _game(setup["game"])
+    state = selectors.game_state(game=game)
+    assert state.phase == "emperor_selection"
+    # prompt_seconds (15 by default) outside play.
+    assert before + timedelta(seconds=14) < game.deadline <= timezone.now() + timedelta(seconds=15)
+    view = setup["clients"][0].get(f"/api/v1/games/{setup['game']}").json()
+    assert view["deadline"] == game.deadline.isoformat().replace("+00:00", "Z")
+
+
+def test_timer_for_an_older_version_does_nothing(make_table):
+    setup = make_table()
+    game = _overdue(setup["game"])
+    before = _snapshot(game.pk)
+    assert timers.game_deadline_expire(game_id=game.pk, version=game.version + 1) is False
+    if game.version:
+        assert timers.game_deadline_expire(game_id=game.pk, version=game.version - 1) is False
+    assert _snapshot(game.pk) == before
+
+
+def test_timer_that_arrives_before_the_deadline_does_nothing(make_table):
+    setup = make_table()
+    game = _game(setup["game"])
+    assert game.deadline > timezone.now()
+    before = _snapshot(game.pk)
+    assert timers.game_deadline_expire(game_id=game.pk, version=game.version) is False
+    assert _snapshot(game.pk) == before
+
+
+def test_timer_of_a_missing_or_finished_game_does_nothing(make_table):
+    assert timers.game_deadline_expire(game_id=10**9, version=0) is False
+    setup = make_table()
+    Game.objects.filter(pk=setup["game"]).update(status=GameStatus.OVER, deadline=timezone.now())
+    assert timers.game_deadline_expire(game_id=setup["game"], version=_game(setup["game"]).version) is False
+
+
+def test_timeout_plays_the_default_action_and_puts_the_seat_on_trustee(make_table):
+    setup = make_table()
+    game = _overdue(setup["game"])
+    state = selectors.game_state(game=game)
+    (seat,) = engine.to_act(state)
+    expected = engine.action_to_dict(engine.trustee_action(state, seat))
+
+    assert tasks.game_deadline_expire.run(game_id=game.pk, version=game.version) is True
+
+    game = _game(game.pk)
+    assert game.trustee[seat] is True and game.trustee_entries[seat] == 1
+    assert sum(game.trustee) == 1
+    actions = list(Event.objects.filter(game=game, action__isnull=False).order_by("seq"))
+    assert actions[0].action == [seat, expected]
+    types = list(Event.objects.filter(game=game).order_by("seq").values_list("type", flat=True))
+    assert "timeout" in types and types.index("timeout") < types.index("trustee")
+    # A new prompt, a new deadline in the future (or the deal is over).
+    assert game.status != GameStatus.RUNNING or game.deadline > timezone.now()
+
+
+def test_the_same_timer_twice_acts_once(make_table):
+    setup = make_table()
+    game = _overdue(setup["game"])
+    assert timers.game_deadline_expire(game_id=game.pk, version=game.version) is True
+    after_first = _snapshot(game.pk)
+    assert timers.game_deadline_expire(game_id=game.pk, version=game.version) is False
+    assert _snapshot(game.pk) == after_first
+
+
+def test_a_seat_on_trustee_acts_as_soon_as_it_is_prompted(make_table):
+    setup = make_table()
+    game = _game(setup["game"])
+    (seat,) = engine.to_act(selectors.game_state(game=game))
+    version = game.version
+    response = set_trustee(setup, seat, True)
+    assert response.status_code == 200, response.json()
+    game = _game(game.pk)
+    # No waiting for the deadline: the candidate's default answer is already applied.
+    assert game.version > version
+    assert seat not in engine.to_act(selectors.game_state(game=game)) or game.status != GameStatus.RUNNING
+
+
+def test_more_than_three_trustee_entries_lock_the_seat(make_table):
+    setup = make_table()
+    # A seat that is not prompted now, so that turning trustee on does not play for it.
+    game = _game(setup["game"])
+    seat = next(s for s in range(5) if s not in engine.to_act(selectors.game_state(game=game)))
+    for _ in range(3):
+        assert set_trustee(setup, seat, True).status_code == 200
+        assert set_trustee(setup, seat, False).status_code == 200
+    assert set_trustee(setup, seat, True).status_code == 200
+    before = _snapshot(setup["game"])
+    assert_error(set_trustee(setup, seat, False), 409, "trustee_locked")
+    assert _snapshot(setup["game"]) == before
+    game = _game(setup["game"])
+    assert game.trustee[seat] is True and game.trustee_entries[seat] == 4
+
+
+def test_a_timed_out_seat_counts_an_entry_toward_the_lock(make_table):
+    setup = make_table()
+    game = _overdue(setup["game"])
+    (seat,) = engine.to_act(selectors.game_state(game=game))
+    timers.game_deadline_expire(game_id=game.pk, version=game.version)
+    assert _game(game.pk).trustee_entries[seat] == 1
+
+
+def test_a_deal_ending_with_a_seat_on_trustee_dissolves_the_table(make_table):
+    setup = make_table(deals=5)
+    game = finish_with_trustees(setup, humans=(0, 1, 2, 3))
+    assert game.status in (GameStatus.OVER, GameStatus.VOID)
+    table = Table.objects.get(pk=setup["table"])
+    if game.status == GameStatus.OVER:
+        assert table.status == TableStatus.DISSOLVED
+        assert Game.objects.filter(table=table).count() == 1
+        assert game.unscored is False
+        assert table.scores == game.final["scores"]
+
+
+def test_a_deal_with_all_five_on_trustee_is_kept_but_not_scored(make_table):
+    setup = make_table(deals=5)
+    game = finish_with_trustees(setup, humans=())
+    assert game.status == GameStatus.OVER, "the fifth trustee plays the whole deal at once"
+    assert game.unscored is True and game.final["scores"]
+    table = Table.objects.get(pk=setup["table"])
+    assert table.scores == [0] * 5 and table.deals_done == 0
+    assert table.status == TableStatus.DISSOLVED
+    assert services.game_ratings_update(game_id=game.pk) is False
+    view = setup["clients"][0].get(f"/api/v1/tables/{setup['table']}").json()
+    assert view["scores"] == [0] * 5
+
+
+def test_a_window_keeps_its_deadline_while_seats_answer():
+    """`_deadline_next` keeps the deadline of a window still waiting for answers (one prompt)."""
+    rules = engine.preset("weihai")
+    for seed in range(200):
+        state = engine.new_deal(rules, seed=seed)
+        for _ in range(10):
+            if state.window is not None and len(engine.to_act(state)) > 1:
+                break
+            seat = engine.to_act(state)[0]
+            state, _ = engine.apply_action(state, seat, engine.trustee_action(state, seat))
+        if state.window is not None and len(engine.to_act(state)) > 1:
+            break
+    else:
+        pytest.skip("no multi-seat window reached")
+    seat = engine.to_act(state)[0]
+    after, _ = engine.apply_action(state, seat, engine.Action("stay"))
+    assert services._same_prompt(before=state, after=after)
+    game = Game(deadline=timezone.now())
+    assert services._deadline_next(game=game, before=state, after=after) == game.deadline
+
+
+def test_sweep_applies_only_deadlines_overdue_by_more_than_the_grace(make_table):
+    late = make_table()
+    recent = make_table()
+    _overdue(late["game"], seconds=10)
+    _overdue(recent["game"], seconds=0.5)
+    late_version, recent_version = _game(late["game"]).version, _game(recent["game"]).version
+    assert tasks.games_deadlines_sweep.run() == 1
+    assert _game(late["game"]).version > late_version
+    assert _game(recent["game"]).version == recent_version
+    assert timers.games_deadlines_sweep(grace=0) == 1
+    assert _game(recent["game"]).version > recent_version

@@ -1,0 +1,38 @@
+"""Finishing deals quickly through the service path: seats on 托管 plus "humans" who play the default
+action by hand (used by the timer, penalty and rating tests)."""
+
+from games import engine, selectors
+from games.models import Game, GameStatus
+
+
+def set_trustee(setup, seat: int, on: bool):
+    return setup["clients"][seat].post(f"/api/v1/games/{setup['game']}/trustee", {"on": on}, format="json")
+
+
+def _game(game_id: int) -> Game:
+    return Game.objects.select_related("table").get(pk=game_id)
+
+
+def _play_out(setup, seats) -> Game:
+    """Apply the default action for each prompted seat in `seats` through the move API (as if those
+    players chose it) until the deal ends; the others are on trustee."""
+    for _ in range(3000):
+        game = _game(setup["game"])
+        if game.status != GameStatus.RUNNING:
+            return game
+        state = selectors.game_state(game=game)
+        seat = next(s for s in engine.to_act(state) if s in seats)
+        action = engine.action_to_dict(engine.trustee_action(state, seat))
+        response = setup["clients"][seat].post(
+            f"/api/v1/games/{setup['game']}/actions", {k: v for k, v in action.items() if v}, format="json"
+        )
+        assert response.status_code == 200, response.json()
+    raise AssertionError("deal did not end")
+
+
+def finish_with_trustees(setup, humans=(0,)) -> Game:
+    """A whole deal: every seat but `humans` on trustee, the humans playing the default by hand."""
+    for seat in range(5):
+        if seat not in humans:
+            assert set_trustee(setup, seat, True).status_code == 200
+    return _play_out(setup, humans)
