@@ -1,0 +1,174 @@
+"""Timers on a real Celery worker (with beat), real Redis and the real PostgreSQL test database.
+
+Rows must be committed for the worker to see them, hence `transaction=True`. Deadlines are the
+shortest a table allows (1 s); a seat that timed out is on trustee and then plays at once, so a deal in
+which nobody moves ends after a handful of timeouts.
+"""
+
+import os
+import random
+import time
+
+import pytest
+from django.db import connection
+
+from games import engine, selectors
+from games.models import Event, Game, GameStatus
+from tests.games.worker import Worker, database_url, flush_redis, use_broker
+
+pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
+
+BROKER = os.environ.get("CELERY_WORKER_TEST_BROKER", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture
+def worker(tmp_path):
+    if connection.vendor != "postgresql":
+        pytest.skip("real-worker tests need PostgreSQL (set DATABASE_URL)")
+    flush_redis(BROKER)
+    use_broker(BROKER)
+    process = Worker(broker=BROKER, database=database_url(connection.settings_dict), workdir=tmp_path)
+    process.start()
+    yield process
+    process.kill()
+    flush_redis(BROKER)
+
+
+def _fast_table(make_table, **kwargs):
+    setup = make_table(**kwargs)
+    # make_table's tables use the default deadlines: shorten them and restart the current prompt's clock.
+    from matchmaking.models import Table
+
+    Table.objects.filter(pk=setup["table"]).update(play_seconds=1, prompt_seconds=1)
+    return setup
+
+
+def _restart_clock(game_id: int) -> None:
+    """Give the current prompt a fresh 1-second deadline and schedule its task, as a move would."""
+    from datetime import timedelta
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from games import services
+
+    with transaction.atomic():
+        game = Game.objects.select_for_update().select_related("table").get(pk=game_id)
+        game.deadline = timezone.now() + timedelta(seconds=1)
+        game.save(update_fields=["deadline"])
+        transaction.on_commit(lambda: services._after_action_committed(game))
+
+
+def _wait_finished(game_id: int, worker: Worker, timeout: float) -> Game:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        game = Game.objects.get(pk=game_id)
+        if game.status != GameStatus.RUNNING:
+            return game
+        time.sleep(0.1)
+    raise AssertionError(f"deal {game_id} still running at version {game.version}:\n{worker.log_tail()}")
+
+
+def _assert_consistent(game: Game) -> None:
+    """One action per version, nothing applied twice, and the log replays to the stored state."""
+    versions = list(
+        Event.objects.filter(game=game, action__isnull=False)
+        .order_by("seq")
+        .values_list("version", flat=True)
+    )
+    assert versions == list(range(1, game.version + 1))
+    replayed = engine.replay(
+        engine.preset(game.preset, **game.options), game.setup, selectors.game_replay_log(game=game)
+    )
+    assert engine.final_view(replayed)["scores"] == game.final["scores"]
+
+
+def _answer(setup, game_id: int, state, seat: int) -> None:
+    action = engine.action_to_dict(engine.trustee_action(state, seat))
+    setup["clients"][seat].post(
+        f"/api/v1/games/{game_id}/actions", {k: v for k, v in action.items() if v}, format="json"
+    )
+
+
+def test_a_deal_where_every_seat_times_out_finishes_through_the_worker(make_table, worker):
+    setup = _fast_table(make_table, setups=[{"seed": 11}], deals=1)
+    _restart_clock(setup["game"])
+    game = _wait_finished(setup["game"], worker, timeout=40)
+    assert game.status in (GameStatus.OVER, GameStatus.VOID)
+    _assert_consistent(game)
+    if game.status == GameStatus.OVER:
+        assert all(game.trustee) and game.unscored
+    assert Event.objects.filter(game=game, type="timeout").exists()
+
+
+def test_a_killed_worker_is_restarted_and_the_deal_still_finishes(make_table, worker):
+    setup = _fast_table(make_table, setups=[{"seed": 12}], deals=1)
+    game = Game.objects.get(pk=setup["game"])
+    state = selectors.game_state(game=game)
+    # The candidate answers by hand, so that the next prompt's timer is the one the dead worker holds.
+    seat = engine.to_act(state)[0]
+    action = engine.action_to_dict(engine.trustee_action(state, seat))
+    response = setup["clients"][seat].post(
+        f"/api/v1/games/{game.pk}/actions", {k: v for k, v in action.items() if v}, format="json"
+    )
+    assert response.status_code == 200
+    worker.kill()  # SIGKILL: its reserved timer task is neither acknowledged nor executed
+    time.sleep(1.5)
+    game = Game.objects.get(pk=game.pk)
+    assert game.status == GameStatus.RUNNING
+    stuck_at = game.version
+    worker.start()
+    game = _wait_finished(game.pk, worker, timeout=60)
+    assert game.version > stuck_at
+    _assert_consistent(game)
+
+
+def test_a_timer_racing_a_real_move_applies_exactly_once(make_table, worker):
+    setup = _fast_table(make_table, setups=[{"seed": 13}], deals=0)
+    rng = random.Random(5)
+    outcomes = {"move": 0, "timer": 0}
+    _restart_clock(setup["game"])
+    for _ in range(60):
+        game = Game.objects.select_related("table").get(pk=setup["game"])
+        if game.status != GameStatus.RUNNING or sum(outcomes.values()) >= 8:
+            break
+        state = selectors.game_state(game=game)
+        seats = engine.to_act(state)
+        if len(seats) != 1 or game.trustee_entries[seats[0]] >= 3 or game.trustee[seats[0]]:
+            # Not a race we want: answer by hand, so that few seats end up on trustee.
+            for seat in seats:
+                _answer(setup, game.pk, state, seat)
+            time.sleep(0.05)
+            continue
+        seat, version = seats[0], game.version
+        action = engine.action_to_dict(engine.trustee_action(state, seat))
+        # Aim at the deadline itself: sometimes just before the timer, sometimes just after it.
+        time.sleep(max(0.0, (game.deadline.timestamp() - time.time()) + rng.uniform(-0.05, 0.01)))
+        payload = {**{k: v for k, v in action.items() if v}, "expected_version": version}
+        response = setup["clients"][seat].post(f"/api/v1/games/{game.pk}/actions", payload, format="json")
+        assert response.status_code in (200, 409), response.json()
+        time.sleep(0.2)
+        applied = list(Event.objects.filter(game_id=game.pk, version=version + 1, action__isnull=False))
+        assert len(applied) == 1, applied
+        assert applied[0].action[0] == seat
+        after = Game.objects.get(pk=game.pk)
+        if response.status_code == 200:
+            outcomes["move"] += 1
+        else:
+            # The timer came first: the version moved on (or its auto-play ended the deal).
+            assert response.json()["code"] in ("stale_version", "game_over")
+            assert after.trustee[seat] or after.trustee_entries[seat] > game.trustee_entries[seat]
+            outcomes["timer"] += 1
+            if after.status == GameStatus.RUNNING and after.trustee[seat]:
+                assert setup["clients"][seat].post(
+                    f"/api/v1/games/{game.pk}/trustee", {"on": False}, format="json"
+                ).status_code in (200, 409)
+    print("race outcomes", outcomes)
+    assert sum(outcomes.values()) >= 3, outcomes
+    game = Game.objects.get(pk=setup["game"])
+    versions = list(
+        Event.objects.filter(game=game, action__isnull=False)
+        .order_by("seq")
+        .values_list("version", flat=True)
+    )
+    assert versions == list(range(1, game.version + 1))
