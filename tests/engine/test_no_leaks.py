@@ -8,8 +8,11 @@ who holds the guard card, a hidden solo against a hidden guard) must give that v
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from games import engine
 
@@ -50,11 +53,13 @@ def _key(action):
     return (action.type, tuple(action.cards), action.card)
 
 
-def _common_action(state_a, state_b, seat):
+def _common_action(state_a, state_b, seat, rnd=None):
     a = {_key(x): x for x in engine.legal_actions(state_a, seat)}
     b = {_key(x): x for x in engine.legal_actions(state_b, seat)}
     common = sorted(set(a) & set(b), key=lambda k: (ORDER.index(k[0]) if k[0] in ORDER else 99, k))
-    return a[common[0]] if common else None
+    if not common:
+        return None
+    return a[rnd.choice(common)] if rnd is not None else a[common[0]]
 
 
 def _views(state, viewer):
@@ -63,27 +68,35 @@ def _views(state, viewer):
     return seat, public
 
 
-def assert_same_views(state_a, state_b, viewer, max_steps=80):
+def assert_same_views(state_a, state_b, viewer, max_steps=80, rnd=None, ignore_pile_cards=False, stop_at=()):
     """Drive both deals with the same actions and compare the viewer's views after each one."""
     compared = 0
     for _ in range(max_steps):
         if state_a.phase != state_b.phase or state_a.phase in ENDED:
             break
         PHASES_SEEN.add(state_a.phase)
+        if state_a.phase == "emperor_selection" and engine.public_view(state_a)["candidate"] in stop_at:
+            break  # wuren/campus: whether a swapped seat can accept is a public consequence (§3.4, §3.5)
         va, vb = _views(state_a, viewer), _views(state_b, viewer)
+        if ignore_pile_cards:
+            # a candidate's own view of the travelling pile (see findings: which seats may see 贴2)
+            va[0].pop("pile_cards", None)
+            vb[0].pop("pile_cards", None)
         assert va[0] == vb[0], f"seat {viewer} view differs in phase {state_a.phase}: {_diff(va[0], vb[0])}"
         assert va[1] == vb[1], f"public view differs in phase {state_a.phase}: {_diff(va[1], vb[1])}"
         compared += 1
         seats_a, seats_b = engine.to_act(state_a), engine.to_act(state_b)
         assert seats_a == seats_b, "who is prompted is public (§2.5)"
-        for seat in seats_a:
-            action = _common_action(state_a, state_b, seat)
+        for seat in ([rnd.choice(list(seats_a))] if rnd is not None else seats_a):
+            action = _common_action(state_a, state_b, seat, rnd)
             if action is None:
                 return compared
             state_a, events_a = engine.apply_action(state_a, seat, action)
             state_b, events_b = engine.apply_action(state_b, seat, action)
             if state_a.phase not in ENDED and state_b.phase not in ENDED:
-                assert _visible(events_a, viewer) == _visible(events_b, viewer), \
+                # cards handed to the viewer himself (贴2, tribute) may differ: compare their types only
+                assert [e["type"] for e in _visible(events_a, viewer)] == \
+                    [e["type"] for e in _visible(events_b, viewer)], \
                     f"events seen by seat {viewer} differ after {action} by {seat}"
                 assert _visible(events_a, None) == _visible(events_b, None), "public events differ"
             break
@@ -98,10 +111,31 @@ def _diff(a, b):
     return {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)}
 
 
-def _swap(hands, a, b, rnd, k=3, keep=()):
+def _swap(hands, a, b, rnd, k=3, keep=(), same_rank=False):
+    """Swap k cards between seats a and b. Never 3s (campus buys them publicly), 2s or aces (贴2
+    attachments end up in the acceptor's hand, who may be the viewer), or marked cards."""
     hands = [list(h) for h in hands]
-    pa = [c for c in hands[a] if c not in MARKED and c not in keep and c[0] != "3"]
-    pb = [c for c in hands[b] if c not in MARKED and c not in keep and c[0] != "3"]
+    pa = [c for c in hands[a] if c not in MARKED and c not in keep and c[0] not in "32A"]
+    pb = [c for c in hands[b] if c not in MARKED and c not in keep and c[0] not in "32A"]
+    if same_rank:
+        # campus: who may accept depends on which ranks every other seat holds (§3.5), a public
+        # consequence of hidden cards; swapping suits within a rank keeps it unchanged
+        pairs = [(x, y) for x in sorted(set(pa)) for y in sorted(set(pb)) if x[0] == y[0] and x != y
+                 and not x.startswith(("BJ", "SJ"))]
+        rnd.shuffle(pairs)
+        used_a, used_b = Counter(), Counter()
+        for x, y in pairs[:k]:
+            if used_a[x] < hands[a].count(x) and used_b[y] < hands[b].count(y):
+                used_a[x] += 1
+                used_b[y] += 1
+        ga, gb = list(used_a.elements()), list(used_b.elements())
+        for c in ga:
+            hands[a].remove(c)
+            hands[b].append(c)
+        for c in gb:
+            hands[b].remove(c)
+            hands[a].append(c)
+        return hands
     k = min(k, len(pa), len(pb))
     ga, gb = rnd.sample(pa, k), rnd.sample(pb, k)
     for c in ga:
@@ -300,3 +334,20 @@ def _answer_all(state, action):
     for seat in list(engine.to_act(state)):
         state, _ = engine.apply_action(state, seat, action)
     return state
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@given(seed=st.integers(0, 10**6), rnd=st.randoms(use_true_random=False))
+def test_s1_random_swaps_and_random_public_actions_leak_nothing(name, seed, rnd):
+    rules, hands, cand, _ = _base(name, seed)
+    viewer = rnd.randrange(5)
+    others = [s for s in range(5) if s not in (viewer, cand)]
+    a, b = rnd.sample(others, 2)
+    swapped = _swap(hands, a, b, rnd, k=rnd.randint(1, 6), same_rank=name == "campus")
+    state_a = _new(rules, hands, cand, seed)
+    state_b = _new(rules, swapped, cand, seed)
+    stop_at = (a, b) if name in ("wuren", "campus") else ()
+    assert assert_same_views(state_a, state_b, viewer, max_steps=70, rnd=rnd, ignore_pile_cards=True,
+                             stop_at=stop_at) >= 1
