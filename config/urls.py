@@ -21,5 +21,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
 
+handler400 = "config.api.handler.json_400"
+handler403 = "config.api.handler.json_403"
 handler404 = "config.api.handler.json_404"
 handler500 = "config.api.handler.json_500"

@@ -67,6 +67,18 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     return Response(error.body(), status=error.status_code, headers=headers)
 
 
+def json_400(request, exception=None) -> JsonResponse:
+    # Django's own 400s (a disallowed Host header, a broken multipart body) outside DRF.
+    return JsonResponse(ApiError(ErrorCode.INVALID_REQUEST, "Bad request.").body(), status=400)
+
+
+def json_403(request, exception=None) -> JsonResponse:
+    return JsonResponse(
+        ApiError(ErrorCode.PERMISSION_DENIED, "You do not have permission to perform this action.").body(),
+        status=403,
+    )
+
+
 def json_404(request, exception=None) -> JsonResponse:
     return JsonResponse(ApiError(ErrorCode.NOT_FOUND, "Not found.").body(), status=404)
 

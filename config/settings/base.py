@@ -67,7 +67,13 @@ TEMPLATES = [
 def database_config() -> dict:
     url = os.environ.get("DATABASE_URL")
     if url:
-        return dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
+        config = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
+        pool_size = int(os.environ.get("DB_POOL_MAX_SIZE", "0"))
+        if pool_size and config["ENGINE"].endswith("postgresql"):
+            # Under ASGI every request runs in a thread of its own, so persistent connections do not
+            # carry over; a pool (psycopg_pool, Django >= 5.1) saves a connection setup per request.
+            config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
+        return config
     # SQLite ignores select_for_update, so every transaction takes the write lock up front instead
     # (ARCHITECTURE.md "Processes": the embedded default).
     VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -150,7 +156,6 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Timers (games/timers.py): beat runs the sweep every GAMES_SWEEP_SECONDS; it applies deadlines that
 # passed more than GAMES_SWEEP_GRACE seconds ago, leaving the on-time ones to their own tasks.
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "2"))
