@@ -43,8 +43,7 @@ def _is_play_spec(cards):
 
 
 def _key(cards):
-    # BJ* counts as a BJ here: whether BJ* is listed apart is tested on its own below
-    return tuple(sorted(play_multiset(["BJ" if c == "BJ*" else c for c in cards]).items()))
+    return tuple(sorted(play_multiset(cards).items()))
 
 
 def _expected(hand, table, *, roasting=False, must_last=None):
