@@ -7,6 +7,8 @@ or the turned card (laowang). Seed plus action log replay a deal exactly (§1 "R
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import secrets
 from collections import Counter
@@ -52,15 +54,32 @@ def _default_aside(rules: RuleSet, hands: list[list[str]]) -> list[str]:
     return [card] if held < Counter(rules.deck)[card] else []
 
 
-def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat: int = 0,
+def _scripted_seed(hands, aside) -> int:
+    """A deal from given hands without a seed still needs one for its draws (wuren's candidate,
+    laowang's turned card). **D:** it is derived from the hands, so the same setup always replays
+    the same way (CONTRACT §1 `replay`) and tournaments replaying a fixed deal get the same draw."""
+    text = json.dumps([[list(h) for h in hands], list(aside or [])], separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat: int | None = None,
              candidate: int | None = None, context: dict | None = None, aside=None) -> State:
-    if not isinstance(start_seat, int) or not 0 <= start_seat < 5:
+    """Deal a new deal. Without `start_seat`, a `context` (the previous final_view) supplies its
+    `next_start_seat`, else seat 0 starts (RULES §2.1)."""
+    if start_seat is None:
+        start_seat = context.get("next_start_seat", 0) if context else 0
+    if not isinstance(start_seat, int) or isinstance(start_seat, bool) or not 0 <= start_seat < 5:
         raise ValueError("start_seat must be 0..4")
     if candidate is not None and (not isinstance(candidate, int) or not 0 <= candidate < 5):
         raise ValueError("candidate must be 0..4")
     if seed is None:
-        seed = secrets.randbits(63)
-    if not isinstance(seed, int):
+        if hands is not None:
+            if not isinstance(hands, (list, tuple)):
+                raise ValueError("hands must be five lists of card codes")
+            seed = _scripted_seed(hands, aside)
+        else:
+            seed = secrets.randbits(63)
+    if not isinstance(seed, int) or isinstance(seed, bool):
         raise ValueError("seed must be an integer")
     rng = random.Random(seed)
     dealt_order: list[tuple[int, str]] = []
@@ -108,7 +127,8 @@ def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat:
     state.guard_declared = False
     state.rebellion_succeeded = False
     state.called_card = None
-    state.specials = frozenset(("SJ*",)) if "SJ*" in rules.deck else frozenset()
+    # Marked cards carry information (who holds them), so plays list them apart from plain jokers.
+    state.specials = frozenset(c for c in ("BJ*", "SJ*") if c in rules.deck)
     state.window = None
     state.declarations = ()
     state.multiplier = 1

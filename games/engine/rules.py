@@ -33,6 +33,9 @@ class RuleSet:
     attach_on_decline: str = "none"
     void_after_declines: int | None = None  # the deal is void once this many declines happened
     forced_after_declines: int | None = None  # from then on a receiver must accept (classic, pagat)
+    # wuren: a candidate without a callable triple declines automatically (seed 002: 系统自动 passes
+    # the role on), which makes "he had no triple" public by the rules themselves.
+    auto_decline_unable: bool = False
     # When a candidate may answer `solo` in emperor selection: "always", "with_guard_card",
     # "with_guard_card_or_qiangdu", "never".
     selection_solo: str = "never"
@@ -133,6 +136,7 @@ def preset(name: str, **options) -> RuleSet:
             name=name, options=frozen_options,
             deck=build_deck(ranks="3456789TJQKA2", jokers=4, marked=("BJ*",)),
             aside_card="BJ*", candidate_mode="random", attach_on_decline="two_if_any",
+            auto_decline_unable=True,
             void_after_declines=6, guard_mode="called", call_mode="wuren", call_solo_shows_four=True,
             scoring="wuren", tribute="wuren", tribute_jokers=True, zero_sum=False, low_ranks="3",
         )

@@ -76,7 +76,7 @@ def selection_actions(state: State) -> list[Action]:
     if rules.attach_on_decline == "two_required" and not first_decline and not _has_two(state, seat):
         can_decline = False
     if rules.call_mode in ("wuren", "campus") and not can_accept and can_decline:
-        return [DECLINE]  # wuren declines automatically; campus must decline (§3.4, §3.5)
+        return [DECLINE]  # wuren and campus candidates without a callable card must decline
     if can_decline:
         actions.append(DECLINE)
     solo_rule = rules.selection_solo
@@ -203,14 +203,16 @@ def end_void(state: State, events: list[dict]) -> None:
 
 
 def advance_selection(state: State, events: list[dict]) -> None:
-    """Decline for a candidate who must decline (wuren's automatic decline, campus §3.5); void the
-    deal when he has no answer at all. **D:** a forced *acceptance* is still prompted (with
-    `accept` as its only legal action): answering it at once would show everyone, by timing,
-    that the candidate had no other option, e.g. that a pagat holder lacks `SJ*`."""
+    """Decline at once for a wuren candidate without a callable triple (the seed's 系统自动); void
+    the deal when a candidate has no answer at all (campus, §3.5).
+
+    **D:** every other forced answer (campus "must decline", a forced acceptance) is still
+    prompted, with that answer as the only legal action: answering it at once would show everyone,
+    by timing, what the candidate lacks (a qualifying card, `SJ*`, a 2)."""
     legal = selection_actions(state)
     if not legal:
         end_void(state, events)
-    elif legal == [DECLINE]:
+    elif legal == [DECLINE] and state.rules.auto_decline_unable:
         apply_selection(state, state.candidate, DECLINE, events, auto=True)
 
 
@@ -242,12 +244,14 @@ def apply_call(state: State, seat: int, action: Action, events: list[dict]) -> N
         if not rules.call_solo_shows_four or _count(hand, action.card) != 4:
             raise IllegalAction("bad_call", "明独 shows four identical cards")
         state.called_card = action.card
+        state.specials = state.specials | {action.card}
         state.solo, state.solo_public, state.guard = "open", True, None
         state.multiplier *= 2  # wuren 明独 doubles score and tribute (§3.4)
         events.append({"type": "solo", "seat": seat, "card": action.card})
         after_emperor_chosen(state, events)
         return
     state.called_card = action.card
+    state.specials = state.specials | {action.card}  # playing it reveals the guard: list it apart
     events.append({"type": "call", "seat": seat, "card": action.card})
     holder = next((s for s in range(5) if s != seat and action.card in state.hands[s]), None)
     if _count(hand, action.card) == 4 or holder is None:
