@@ -211,3 +211,80 @@ def test_s21_context_start_seat_deals_extra_cards_to_the_first_seats():
     # the context carries next_start_seat (CONTRACT §1): dealing starts at seat 3
     nxt = engine.new_deal(engine.preset("lianzhong_simple"), seed=11, context=final)
     assert pview(nxt)["counts"] == [34, 33, 33, 34, 34]
+
+
+# ---------------------------------------------------------------- tribute applied to the next deal (property)
+
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from .helpers import ordered_value  # noqa: E402
+from .test_end_of_deal import random_deal  # noqa: E402
+
+
+def _rank_bag(cards):
+    return Counter(ordered_value(c) for c in cards)
+
+
+def _expected_after_tribute(name, before, final):
+    """Hands after the tribute of `final`, by card value (suits of equal cards may be chosen freely)."""
+    gives = {int(s): int(n) for s, n in final["tribute"]["gives"] if n}
+    takes = {int(s): int(n) for s, n in final["tribute"]["takes"] if n}
+    hands = [sorted(h, key=ordered_value, reverse=True) for h in before]
+    pool = []
+    for seat, n in gives.items():
+        allowed = [c for c in hands[seat] if name == "wuren" or not c.startswith(("BJ", "SJ"))]
+        given = allowed[:n]
+        for c in given:
+            hands[seat].remove(c)
+        pool += given
+    pool.sort(key=ordered_value, reverse=True)
+    order = sorted(takes, key=lambda s: final["places"][s])
+    received = {s: [] for s in takes}
+    roles = final["roles"]
+    guard = next((s for s in range(5) if roles[s] == "guard"), None)
+    if name == "wuren" and len(pool) == 3 and guard in takes and len(takes) == 2:
+        emperor = next(s for s in takes if s != guard)
+        received[emperor] += [pool[0], pool[2]]
+        received[guard].append(pool[1])
+    else:
+        quota = dict(takes)
+        i = 0
+        while i < len(pool):
+            for seat in order:
+                if quota[seat] and i < len(pool):
+                    received[seat].append(pool[i])
+                    quota[seat] -= 1
+                    i += 1
+    for seat, cards in received.items():
+        hands[seat] += cards
+    return [_rank_bag(h) for h in hands]
+
+
+@pytest.mark.parametrize("name", ["wuren", "laowang", "pagat"])
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@given(seed=st.integers(0, 10**9), seed2=st.integers(0, 10**9), rnd=st.randoms(use_true_random=False))
+def test_s22_tribute_of_a_random_deal_is_applied_to_the_next_deal(name, seed, seed2, rnd):
+    first, _ = random_deal(name, seed, rnd)
+    final = engine.final_view(first)
+    rules = engine.preset(name)
+    start = final["next_start_seat"] if final["next_start_seat"] is not None else 0
+    base = engine.new_deal(rules, seed=seed2, start_seat=start)
+    after = engine.new_deal(rules, seed=seed2, start_seat=start, context=final)
+    if base.phase != "emperor_selection" or after.phase != "emperor_selection":
+        return
+    if (pview(base)["pile"] or 0) > 1 or (pview(after)["pile"] or 0) > 1:
+        return  # an automatic decline moved cards into the travelling pile
+    before = [engine.seat_view(base, s)["hand"] for s in range(5)]
+    got = [_rank_bag(engine.seat_view(after, s)["hand"]) for s in range(5)]
+    expected = _expected_after_tribute(name, before, final)
+    if name == "pagat":
+        # pagat says who gives what, not how the takers share: check givers and counts
+        for seat in range(5):
+            assert sum(got[seat].values()) == sum(expected[seat].values())
+        gives = {int(s) for s, n in final["tribute"]["gives"] if n}
+        for seat in gives:
+            assert got[seat] == expected[seat]
+    else:
+        assert got == expected, (final["tribute"], final["places"], final["roles"])
