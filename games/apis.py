@@ -11,7 +11,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ErrorCode
+from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
 from games import selectors, services, wakeups
@@ -262,12 +262,14 @@ class GameActionApi(APIView):
         fields = data.validated_data
         action = {"type": fields["type"], "cards": list(fields.get("cards", [])), "card": fields.get("card")}
         key = request.headers.get("Idempotency-Key")
+        if key is not None and not 0 < len(key) <= 255:
+            raise ApiError(ErrorCode.INVALID_REQUEST, "Idempotency-Key must be 1 to 255 characters.")
         status_code, body = services.game_action_apply(
             game_id=game_id,
             user=request.user,
             action=action,
             expected_version=fields.get("expected_version"),
-            idempotency_key=key[:255] if key else None,
+            idempotency_key=key,
         )
         return Response(body, status=status_code)
 

@@ -236,3 +236,12 @@ def test_a_finished_deal_is_scored_and_the_next_one_dealt(make_table):
     if game.status == "over":
         assert nxt.setup["start_seat"] == final["next_start_seat"]
         assert nxt.setup["context"]["scores"] == final["scores"]
+
+
+def test_overlong_idempotency_key_is_400_and_changes_nothing(make_table):
+    setup = make_table()
+    seat, view = _actor(setup)
+    before = _snapshot(setup["game"])
+    response = post_action(setup["clients"][seat], setup["game"], view["legal_actions"][0], key="k" * 256)
+    assert_error(response, 400, "invalid_request")
+    assert _snapshot(setup["game"]) == before
