@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from games import engine
 from games.engine import Action, IllegalAction
 
-from .helpers import ENDED, PASS, STAY, by_rank, expected_deck, play_multiset
+from .helpers import ENDED, PASS, STAY, by_rank, expected_deck, ordered_value, play_multiset
 
 BOUND = 2500  # plays <= 216, passes <= 4 per play, plus selection and windows
 ALL_CODES = [r + s for r in "3456789TJQKA2" for s in "SHCD"] + ["BJ", "SJ", "BJ*", "SJ*"]
@@ -197,6 +197,24 @@ def test_s5_trustee_policy_is_legal_and_finishes_every_deal(name):
             assert action.type not in ("transfer", "solo"), "§5: trustee never transfers or solos"
             if state.phase in ("solo_window", "declaration_window", "kick_window"):
                 assert action.type == "stay"
+            if state.phase == "play":
+                view = engine.seat_view(state, seat)
+                if view["table"] is not None:
+                    assert action.type == "pass", "§5: a follower on trustee passes"
+                else:
+                    singles = [a for a in legal if a.type == "play" and len(a.cards) == 1]
+
+                    def worth(code, view=view, seat=seat):
+                        # 老王 and 特王 rank above BJ (§3.5, §3.6)
+                        if name == "laowang" and code == "SJ*":
+                            return 18
+                        if name == "campus" and code == view["called_card"] and seat != view["emperor"]:
+                            return 18
+                        return ordered_value(code)
+                    if singles:
+                        lowest = min(worth(a.cards[0]) for a in singles)
+                        assert len(action.cards) == 1 and worth(action.cards[0]) == lowest, \
+                            "§5: a leader on trustee plays his smallest legal single"
             state, _ = engine.apply_action(state, seat, action)
             log.append((seat, action))
         assert state.phase in ENDED

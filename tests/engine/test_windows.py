@@ -76,11 +76,17 @@ def test_s25_after_a_solo_claim_the_marked_cards_are_plain_jokers():
     (2, {1: SOLO, 4: SOLO}, 1),
     (2, {3: SOLO}, 3),
 ], ids=["e0_1v3", "e0_4v2", "e0_all", "e2_3v0", "e2_1v4", "e2_only_3"])
-def test_s25_several_solo_claims_nearest_counting_backwards_wins(emperor, claims, winner):
+@pytest.mark.parametrize("preset", ["lianzhong_simple", "weihai", "lianzhong_classic"])
+def test_s25_several_solo_claims_nearest_counting_backwards_wins(preset, emperor, claims, winner):
     hands = [["9H"], ["QH"], ["8H"], ["7H"], ["TS"]]
     hands[emperor] = ["BJ*", "AH"]
-    hands[(emperor + 1) % 5].append("SJ*")
-    state = act(deal("lianzhong_simple", hands), emperor, ACCEPT)
+    if preset == "lianzhong_classic":
+        hands[emperor] += ["KH", "KH", "KH"]
+        hands[(emperor + 1) % 5].append("KH")
+        state = act(act(deal(preset, hands), emperor, ACCEPT), emperor, C("KH"))
+    else:
+        hands[(emperor + 1) % 5].append("SJ*")
+        state = act(deal(preset, hands), emperor, ACCEPT)
     assert state.phase == "solo_window"
     state = answer_window(state, claims)
     assert pview(state)["emperor"] == winner
