@@ -1,3 +1,4 @@
+# syntax=docker/dockerfile:1.7
 # One image for every process: `docker run IMAGE web|worker|beat|migrate`.
 FROM python:3.11-slim
 
