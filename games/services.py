@@ -204,34 +204,50 @@ def game_action_apply(
 def _action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
     """Apply one action of `seat` to the locked `game` and persist it (events, version, deadline);
     raises engine.IllegalAction, changing nothing. Real moves, timeouts and 托管 all come here."""
+    new_state, rows = _action_step(game=game, seat=seat, state=state, action=action)
+    _actions_persist(game=game, state=new_state, rows=rows)
+    return new_state
+
+
+def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any, list[Event]]:
+    """The engine step of one action: the new state and its event rows (not saved yet)."""
     new_state, events = engine.apply_action(state, seat, action)
     game.version += 1
     if not events:
         # Every applied action leaves a row, so the log alone replays the deal; only the actor
         # sees it (a window answer must not tell others who answered).
         events = [{"type": "answered", "seat": seat, "private_to": [seat]}]
-    Event.objects.bulk_create(
-        _events_rows(game=game, events=events, action=[seat, engine.action_to_dict(action)])
-    )
-    game.state = engine.to_json(new_state)
+    rows = _events_rows(game=game, events=events, action=[seat, engine.action_to_dict(action)])
     game.deadline = _deadline_next(game=game, before=state, after=new_state)
+    return new_state, rows
+
+
+def _actions_persist(*, game: Game, state: Any, rows: list[Event]) -> None:
+    Event.objects.bulk_create(rows)
+    game.state = engine.to_json(state)
     game.save(update_fields=["state", "version", "deadline", "last_seq"])
-    selectors.game_state_remember(game=game, state=new_state)
-    if new_state.phase in FINISHED_PHASES:
-        _deal_finish(game=game, state=new_state)
-    return new_state
+    selectors.game_state_remember(game=game, state=state)
+    if state.phase in FINISHED_PHASES:
+        _deal_finish(game=game, state=state)
 
 
 def _trustee_autoplay(*, game: Game, state: Any) -> Any:
-    """Seats on 托管 act as soon as they are prompted (RULES §5), in the caller's locked transaction."""
+    """Seats on 托管 act as soon as they are prompted (RULES §5), in the caller's locked transaction.
+
+    A chain of trustee actions (a whole deal when all five are on trustee) is saved once at its end:
+    one insert of its events and one update of the state, not one of each per action."""
+    rows: list[Event] = []
     for _ in range(MAX_AUTOPLAY_ACTIONS):
         if state.phase in FINISHED_PHASES:
-            return state
+            break
         seats = [seat for seat in engine.to_act(state) if game.trustee[seat]]
         if not seats:
-            return state
+            break
         action = engine.trustee_action(state, seats[0])
-        state = _action_record(game=game, seat=seats[0], state=state, action=action)
+        state, action_rows = _action_step(game=game, seat=seats[0], state=state, action=action)
+        rows += action_rows
+    if rows:
+        _actions_persist(game=game, state=state, rows=rows)
     return state
 
 

@@ -49,12 +49,15 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
             game = game_lock(game_id=game_id)
         except ApiError:
             return False
-        if (
-            game.status != GameStatus.RUNNING
-            or game.version != version
-            or game.deadline is None
-            or game.deadline > timezone.now()
-        ):
+        if game.status != GameStatus.RUNNING or game.version != version or game.deadline is None:
+            return False
+        if game.deadline > timezone.now():
+            # Early (a clock ahead of ours, or a broker that delivered before the ETA): ask again at
+            # the deadline rather than leave it to the sweep.
+            deadline = game.deadline
+            transaction.on_commit(
+                lambda: game_timer_schedule(game_id=game_id, version=version, deadline=deadline)
+            )
             return False
         state = selectors.game_state(game=game)
         seats = engine.to_act(state)

@@ -44,13 +44,23 @@ class Worker:
     """Start, kill (SIGKILL, the whole process group) and restart one worker process with beat."""
 
     def __init__(
-        self, *, broker: str, database: str, workdir: Path, concurrency: int = 2, env: dict | None = None
+        self,
+        *,
+        broker: str,
+        database: str,
+        workdir: Path,
+        concurrency: int = 2,
+        env: dict | None = None,
+        pool: str = "threads",
+        include: str | None = None,
     ):
         self.broker = broker
         self.database = database
         self.workdir = workdir
         self.concurrency = concurrency
         self.extra_env = env or {}
+        self.pool = pool
+        self.include = include
         self.process: subprocess.Popen | None = None
         self.starts = 0
 
@@ -78,7 +88,7 @@ class Worker:
             "-B",
             "-s",
             str(self.workdir / "beat-schedule"),
-            "--pool=threads",
+            f"--pool={self.pool}",
             f"--concurrency={self.concurrency}",
             "--without-gossip",
             "--without-mingle",
@@ -87,6 +97,8 @@ class Worker:
             "-n",
             f"timers-test-{os.getpid()}-{self.starts}@%h",
         ]
+        if self.include:
+            command += ["-I", self.include]
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             command, cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
