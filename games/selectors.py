@@ -131,9 +131,12 @@ def event_visible_to(*, data: dict, seat: int | None) -> bool:
 def game_events(*, game: Game, user: Any, after: int) -> dict:
     """Events after `after`, redacted for the viewer: another seat's private event is dropped."""
     seat = game_access_seat(game=game, user=user)
-    rows = Event.objects.filter(game=game, seq__gt=after).order_by("seq").values_list("seq", "data")
+    rows = list(Event.objects.filter(game=game, seq__gt=after).order_by("seq").values_list("seq", "data"))
     events = [{**data, "seq": seq} for seq, data in rows if event_visible_to(data=data, seat=seat)]
-    return {"events": events, "last_seq": game.last_seq, "version": game.version}
+    # Rows committed after `game` was read may be in `rows`: last_seq covers them, so that a client
+    # passing it back as `after` never receives an event twice.
+    last_seq = max([game.last_seq, *(seq for seq, _ in rows)])
+    return {"events": events, "last_seq": last_seq, "version": game.version}
 
 
 def game_events_changed(*, game_id: int, after: int) -> bool:
