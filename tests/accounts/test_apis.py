@@ -103,3 +103,22 @@ def test_wrong_method_and_unknown_url_have_the_error_shape(make_client, make_use
     _, token = make_user()
     assert_error(make_client(token).delete("/api/v1/me"), 405, "method_not_allowed")
     assert_error(make_client(token).get("/api/v1/no-such-thing"), 404, "not_found")
+
+
+def test_auth_endpoints_are_throttled_with_retry_after(make_client, monkeypatch):
+    from django.core.cache import cache
+    from rest_framework.throttling import ScopedRateThrottle
+
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"auth": "2/min"})
+    cache.clear()
+    try:
+        client = make_client()
+        assert client.post("/api/v1/auth/guest").status_code == 201
+        assert client.post("/api/v1/auth/guest").status_code == 201
+        users = User.objects.count()
+        response = client.post("/api/v1/auth/guest")
+        body = assert_error(response, 429, "throttled")
+        assert int(response.headers["Retry-After"]) > 0 and body["extra"]["retry_after"] > 0
+        assert User.objects.count() == users
+    finally:
+        cache.clear()
