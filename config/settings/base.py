@@ -143,6 +143,8 @@ if CELERY_BROKER_URL == "filesystem://":
         "data_folder_in": str(_celery_dir / "queue"),
         "data_folder_out": str(_celery_dir / "queue"),
         "processed_folder": str(_celery_dir / "processed"),
+        # Exchange tables; kombu's default is ./control in the current directory.
+        "control_folder": str(_celery_dir / "control"),
         "store_processed": False,
         # The worker polls the folder; a deadline fires at most this late on the embedded default.
         "polling_interval": 0.1,
