@@ -8,14 +8,18 @@ baseline: a bare Celery countdown task's start minus its ETA.
 
 The load: --tables tables with 1-second deadlines run at once. A driver in this process plays the
 "humans": nobody ever moves; it turns 托管 off again after a seat's first and second timeouts, so that
-timeouts keep coming one prompt at a time, and leaves it on after the third, so that each deal ends
-(auto-played by the worker once all five are on trustee) after about fifteen timeouts, and the driver
-opens a new table. Bounded: it stops after --timeouts timeouts and --probes probes, or --seconds.
+timeouts keep coming one prompt at a time. After a seat's third timeout:
+  --scenario typical   the driver drops the table (deletes it) and opens a new one: only timeouts;
+  --scenario autoplay  it leaves the seat on trustee, so each deal ends after about fifteen timeouts
+                       with the worker auto-playing the whole rest of it (some 300 actions, in chunks
+                       of MAX_AUTOPLAY_ACTIONS): the worst case, every table abandoned by all five.
+Bounded: it stops after --timeouts timeouts and --probes probes, or after --seconds.
 
     .venv/bin/python bench/timer_lateness.py [--timeouts 240] [--tables 12] [--seconds 150] [--pool prefork]
 
-Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/baohuang_bench, created and
-migrated if missing, and emptied) and Redis (REDIS_BENCH_URL, default redis://127.0.0.1:6379/14, flushed).
+Needs PostgreSQL (TIMER_BENCH_DATABASE_URL, default
+postgres://postgres@127.0.0.1:5432/baohuang_timer_bench: a database of its own, created and migrated
+if missing, and emptied) and Redis (REDIS_BENCH_URL, default redis://127.0.0.1:6379/14, flushed).
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/baohuang_bench")
+DATABASE_URL = os.environ.get(
+    "TIMER_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/baohuang_timer_bench"
+)
 REDIS = os.environ.get("REDIS_BENCH_URL", "redis://127.0.0.1:6379/14")
 os.environ.update(
     {
@@ -117,6 +123,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=150)
     parser.add_argument("--probes", type=int, default=240)
     parser.add_argument("--pool", default="prefork")
+    parser.add_argument("--scenario", choices=("typical", "autoplay"), default="typical")
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
 
@@ -182,12 +189,13 @@ def main() -> None:
         return table.pk
 
     tables = [new_table() for _ in range(args.tables)]
+    dropped: list[tuple] = []  # timeout rows of dropped tables, kept for the figures
     rng = random.Random(1)
     probe_count = 0
     next_probe = time.time()
     try:
         while time.time() - started_at < args.seconds:
-            timeouts = Event.objects.filter(type="timeout", game__table_id__in=users.keys()).count()
+            timeouts = len(dropped) + Event.objects.filter(type="timeout", game__table_id__in=tables).count()
             if timeouts >= args.timeouts and probe_count >= args.probes:
                 break
             # Baseline probes, spread over the run so that they share its load.
@@ -209,6 +217,15 @@ def main() -> None:
                         tables[index] = new_table()
                     continue
                 players = users[table_id]
+                if args.scenario == "typical" and max(game.trustee_entries) >= 3:
+                    dropped.extend(
+                        Event.objects.filter(game__table_id=table_id, type="timeout").values_list(
+                            "game_id", "version", "data", "created_at"
+                        )
+                    )
+                    Table.objects.filter(pk=table_id).delete()
+                    tables[index] = new_table()
+                    continue
                 to_release = [
                     seat
                     for seat in range(5)
@@ -223,8 +240,10 @@ def main() -> None:
         wakeups.stop()
 
     committed, written = [], []
-    rows = Event.objects.filter(type="timeout", game__table_id__in=users.keys()).values_list(
-        "game_id", "version", "data", "created_at"
+    rows = dropped + list(
+        Event.objects.filter(type="timeout", game__table_id__in=users.keys()).values_list(
+            "game_id", "version", "data", "created_at"
+        )
     )
     missing = 0
     for game_id, version, data, created_at in rows:
@@ -238,7 +257,10 @@ def main() -> None:
     probes = [json.loads(item) for item in redis.Redis.from_url(REDIS).lrange(PROBE_KEY, 0, -1)]
     baseline = [(started - eta) * 1000 for eta, started in probes]
 
-    print(f"run: {time.time() - started_at:.0f} s, {len(tables)} tables at a time, deadlines 1 s")
+    print(
+        f"run: {time.time() - started_at:.0f} s, scenario {args.scenario}, {len(tables)} tables at a time, "
+        f"deadlines 1 s, worker pool={args.pool} concurrency={args.concurrency}"
+    )
     print(summary("timeout -> trustee action committed (wake-up received)", committed))
     print(summary("timeout -> first event row written", written))
     print(summary("baseline: bare countdown task start - ETA", baseline))

@@ -23,8 +23,10 @@ from games.models import Event, Game, GameStatus, IdempotencyKey
 FINISHED_PHASES = ("over", "void")
 # A table of nothing but void deals would otherwise redeal forever inside one transaction.
 MAX_VOID_REDEALS = 50
-# More actions than any deal has: a bound on the trustee auto-play loop, not a rule.
-MAX_AUTOPLAY_ACTIONS = 5000
+# Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
+# seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
+# a player's request nor the worker holds the game, or delays other games' timers, for long.
+MAX_AUTOPLAY_ACTIONS = 25
 
 
 def _deadline(*, game: Game, phase: str) -> Any:
@@ -237,15 +239,20 @@ def _trustee_autoplay(*, game: Game, state: Any) -> Any:
     A chain of trustee actions (a whole deal when all five are on trustee) is saved once at its end:
     one insert of its events and one update of the state, not one of each per action."""
     rows: list[Event] = []
-    for _ in range(MAX_AUTOPLAY_ACTIONS):
-        if state.phase in FINISHED_PHASES:
-            break
+    applied = 0
+    game.autoplay_pending = False
+    while state.phase not in FINISHED_PHASES:
         seats = [seat for seat in engine.to_act(state) if game.trustee[seat]]
         if not seats:
+            break
+        if applied >= MAX_AUTOPLAY_ACTIONS:
+            # _after_action_committed schedules the rest (timers.game_trustee_autoplay).
+            game.autoplay_pending = True
             break
         action = engine.trustee_action(state, seats[0])
         state, action_rows = _action_step(game=game, seat=seats[0], state=state, action=action)
         rows += action_rows
+        applied += 1
     if rows:
         _actions_persist(game=game, state=state, rows=rows)
     return state
@@ -264,9 +271,13 @@ def _after_action_committed(game: Game) -> None:
     from here. Waiters on the events endpoint are woken with the version only.
     """
     wakeups.publish(game_id=game.pk, version=game.version)
-    if game.status == GameStatus.RUNNING and game.deadline is not None:
-        from games import timers  # timers builds on this module
+    if game.status != GameStatus.RUNNING:
+        return
+    from games import timers  # timers builds on this module
 
+    if getattr(game, "autoplay_pending", False):
+        timers.game_autoplay_schedule(game_id=game.pk, version=game.version)
+    elif game.deadline is not None:
         timers.game_timer_schedule(game_id=game.pk, version=game.version, deadline=game.deadline)
 
 

@@ -16,6 +16,11 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
     return timers.game_deadline_expire(game_id=game_id, version=version)
 
 
+@shared_task(name="games.game_trustee_autoplay", **_SAFE_TO_REPEAT)
+def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
+    return timers.game_trustee_autoplay(game_id=game_id, version=version)
+
+
 @shared_task(name="games.games_deadlines_sweep", **_SAFE_TO_REPEAT)
 def games_deadlines_sweep() -> int:
     return timers.games_deadlines_sweep()

@@ -31,6 +31,17 @@ def game_timer_schedule(*, game_id: int, version: int, deadline: datetime) -> No
         logger.warning("deadline task for game %s v%s not scheduled", game_id, version, exc_info=True)
 
 
+def game_autoplay_schedule(*, game_id: int, version: int) -> None:
+    """Called after commit: go on with a chain of trustee actions that one transaction left unfinished.
+    If this is lost, the prompt's deadline passes and the timer or the sweep goes on with it."""
+    from games import tasks
+
+    try:
+        tasks.game_trustee_autoplay.apply_async(kwargs={"game_id": game_id, "version": version})
+    except Exception:  # noqa: BLE001
+        logger.warning("auto-play task for game %s v%s not scheduled", game_id, version, exc_info=True)
+
+
 def game_ratings_schedule(*, game_id: int) -> None:
     """Called after a scored deal's commit. A lost task leaves the deal unrated (no sweep for ratings)."""
     from games import tasks
@@ -63,18 +74,32 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
         seats = engine.to_act(state)
         if not seats:
             return False
-        Event.objects.bulk_create(
-            services._events_rows(
-                game=game,
-                events=[{"type": "timeout", "deadline": game.deadline.isoformat().replace("+00:00", "Z")}],
-                action=None,
-            )
-        )
-        game.save(update_fields=["last_seq"])
+        if not all(game.trustee[seat] for seat in seats):
+            # (All on trustee already: an auto-play chain whose continuation was lost, not a timeout.)
+            deadline = game.deadline.isoformat().replace("+00:00", "Z")
+            timeout = {"type": "timeout", "deadline": deadline}
+            # (last_seq is saved with the trustee switch below.)
+            Event.objects.bulk_create(services._events_rows(game=game, events=[timeout], action=None))
         for seat in seats:
             if not game.trustee[seat]:
                 services._trustee_switch(game=game, seat=seat, on=True)
         services._trustee_autoplay(game=game, state=state)
+        transaction.on_commit(lambda: services._after_action_committed(game))
+    return True
+
+
+def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
+    """Seats on trustee that are prompted at `version` act now (the next MAX_AUTOPLAY_ACTIONS of them)."""
+    with transaction.atomic():
+        try:
+            game = game_lock(game_id=game_id)
+        except ApiError:
+            return False
+        if game.status != GameStatus.RUNNING or game.version != version:
+            return False
+        services._trustee_autoplay(game=game, state=selectors.game_state(game=game))
+        if game.version == version:
+            return False
         transaction.on_commit(lambda: services._after_action_committed(game))
     return True
 

@@ -11,7 +11,7 @@ from games import engine, selectors, services, tasks, timers
 from games.models import Event, Game, GameStatus
 from matchmaking.models import Table, TableStatus
 from tests.conftest import assert_error
-from tests.games.trustees import finish_with_trustees, set_trustee
+from tests.games.trustees import autoplay_to_the_end, finish_with_trustees, set_trustee
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +150,7 @@ def test_a_deal_ending_with_a_seat_on_trustee_dissolves_the_table(make_table):
 def test_a_deal_with_all_five_on_trustee_is_kept_but_not_scored(make_table):
     setup = make_table(deals=5)
     game = finish_with_trustees(setup, humans=())
-    assert game.status == GameStatus.OVER, "the fifth trustee plays the whole deal at once"
+    assert game.status == GameStatus.OVER
     assert game.unscored is True and game.final["scores"]
     table = Table.objects.get(pk=setup["table"])
     assert table.scores == [0] * 5 and table.deals_done == 0
@@ -192,3 +192,33 @@ def test_sweep_applies_only_deadlines_overdue_by_more_than_the_grace(make_table)
     assert _game(recent["game"]).version == recent_version
     assert timers.games_deadlines_sweep(grace=0) == 1
     assert _game(recent["game"]).version > recent_version
+
+
+def test_a_long_trustee_chain_goes_on_in_bounded_steps(make_table):
+    setup = make_table()
+    for seat in range(4):
+        assert set_trustee(setup, seat, True).status_code == 200
+    before = _game(setup["game"]).version
+    assert set_trustee(setup, 4, True).status_code == 200
+    game = _game(setup["game"])
+    # One request applies at most MAX_AUTOPLAY_ACTIONS; the rest is left to game_trustee_autoplay.
+    assert game.status == GameStatus.RUNNING
+    assert game.version - before == services.MAX_AUTOPLAY_ACTIONS
+    assert timers.game_trustee_autoplay(game_id=game.pk, version=game.version - 1) is False
+    assert timers.game_trustee_autoplay(game_id=game.pk, version=game.version) is True
+    assert _game(game.pk).version == game.version + services.MAX_AUTOPLAY_ACTIONS
+    assert autoplay_to_the_end(game.pk).status == GameStatus.OVER
+
+
+def test_a_lost_auto_play_task_is_made_good_at_the_deadline(make_table):
+    setup = make_table()
+    for seat in range(5):
+        assert set_trustee(setup, seat, True).status_code == 200
+    game = _overdue(setup["game"])
+    assert game.status == GameStatus.RUNNING
+    timeouts = Event.objects.filter(game=game, type="timeout").count()
+    assert tasks.games_deadlines_sweep.run() == 1
+    game = _game(game.pk)
+    # Nobody timed out: the seats were on trustee already; the chain simply went on.
+    assert Event.objects.filter(game=game, type="timeout").count() == timeouts
+    assert game.trustee_entries == [1] * 5
