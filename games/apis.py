@@ -62,6 +62,9 @@ class GameViewOutputSerializer(serializers.Serializer):
         child=serializers.CharField(allow_null=True), help_text="Usernames by seat."
     )
     trustee = serializers.ListField(child=serializers.BooleanField(), help_text="Seats on 托管.")
+    unscored = serializers.BooleanField(
+        help_text="The deal ended with all five seats on trustee: kept, but not scored or rated (RULES §5)."
+    )
     phase = serializers.ChoiceField(
         choices=(
             "emperor_selection",
@@ -111,6 +114,9 @@ class GameFinalOutputSerializer(serializers.Serializer):
     tribute = serializers.JSONField()
     next_start_seat = serializers.IntegerField()
     void = serializers.BooleanField()
+    unscored = serializers.BooleanField(
+        help_text="All five seats were on trustee at the end: `scores` are not added to the table's."
+    )
 
 
 class GameActionInputSerializer(StrictInputSerializer):
@@ -147,6 +153,7 @@ _VIEW_EXAMPLE = {
     "deadline": "2026-11-30T03:00:20Z",
     "players": ["ann", "bo", "cai", "dan", "eve"],
     "trustee": [False] * 5,
+    "unscored": False,
     "phase": "play",
     "seat": 2,
     "hand": ["BJ", "2S", "2H", "AS", "9D"],

@@ -103,6 +103,7 @@ def _extras(game: Game) -> dict:
         "deadline": game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None,
         "players": list(game.players),
         "trustee": list(game.trustee),
+        "unscored": game.unscored,
     }
 
 
@@ -147,7 +148,7 @@ def games_of_table(*, table_id: int) -> list[Game]:
     return list(
         Game.objects.filter(table_id=table_id)
         .order_by("number")
-        .only("id", "number", "status", "final", "trustee", "table_id")
+        .only("id", "number", "status", "final", "trustee", "table_id", "unscored")
     )
 
 

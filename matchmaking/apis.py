@@ -80,6 +80,7 @@ class TableGameOutputSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     status = serializers.ChoiceField(choices=GameStatus.choices)
     scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    unscored = serializers.BooleanField(help_text="All five on trustee at the end: not added to `scores`.")
 
 
 class TableDetailOutputSerializer(serializers.Serializer):

@@ -56,7 +56,13 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
         ],
         "scores": list(table.scores),
         "games": [
-            {"id": g.pk, "number": g.number, "status": g.status, "scores": (g.final or {}).get("scores")}
+            {
+                "id": g.pk,
+                "number": g.number,
+                "status": g.status,
+                "scores": (g.final or {}).get("scores"),
+                "unscored": g.unscored,
+            }
             for g in games
         ],
         "current_game": current.pk if current else None,

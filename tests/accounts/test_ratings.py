@@ -142,3 +142,37 @@ def test_user_ratings_show_each_preset_with_its_history(make_user, make_client):
     assert [h["result"] for h in weihai["history"]] == [-1, 1]
     assert weihai["history"][0]["mu_after"] == pytest.approx(weihai["mu"])
     assert_error(make_client(token).get("/api/v1/users/999999999/ratings"), 404, "not_found")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_runs_at_once_rate_the_deal_once():
+    import threading
+
+    from django.db import connection
+
+    from accounts.models import User
+
+    ids = [User.objects.create_user(username=f"race{i}").pk for i in range(5)]
+    barrier = threading.Barrier(2)
+    results = []
+
+    def run():
+        try:
+            barrier.wait()
+            results.append(
+                services.ratings_record_deal(
+                    game_id=77, preset="weihai", emperor_side=ids[:2], other_side=ids[2:], result=1
+                )
+            )
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [False, True]
+    assert RatingChange.objects.filter(game_id=77).count() == 5
+    assert list(Rating.objects.values_list("deals", flat=True)) == [1] * 5
+    assert SideBias.objects.get().deals == 1

@@ -158,6 +158,9 @@ def test_a_deal_with_all_five_on_trustee_is_kept_but_not_scored(make_table):
     assert services.game_ratings_update(game_id=game.pk) is False
     view = setup["clients"][0].get(f"/api/v1/tables/{setup['table']}").json()
     assert view["scores"] == [0] * 5
+    assert view["games"][0]["unscored"] is True
+    final = setup["clients"][0].get(f"/api/v1/games/{game.pk}/final").json()
+    assert final["unscored"] is True and final["scores"] == game.final["scores"]
 
 
 def test_a_window_keeps_its_deadline_while_seats_answer():

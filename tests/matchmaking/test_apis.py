@@ -60,7 +60,9 @@ def test_fifth_join_starts_the_first_deal_at_seat_0(make_table):
     assert [seat["user"]["id"] for seat in detail["seats"]] == [u.pk for u in setup["users"]]
     game = Game.objects.get(pk=detail["current_game"])
     assert game.setup["start_seat"] == 0 and game.number == 0
-    assert detail["games"] == [{"id": game.pk, "number": 0, "status": "running", "scores": None}]
+    assert detail["games"] == [
+        {"id": game.pk, "number": 0, "status": "running", "scores": None, "unscored": False}
+    ]
 
 
 def test_join_taken_seat_is_409_and_changes_nothing(make_client, make_user):
