@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import permutations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from games import engine
@@ -208,7 +208,8 @@ def random_deal(name, seed, rnd):
 
 
 @pytest.mark.parametrize("name", engine.PRESETS)
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=(Phase.explicit, Phase.reuse, Phase.generate))
 @given(seed=st.integers(min_value=0, max_value=2**62), rnd=st.randoms(use_true_random=False))
 def test_s1_deal_ends_exactly_when_scores_are_fixed_and_scores_follow_the_tables(name, seed, rnd):
     state, outs = random_deal(name, seed, rnd)

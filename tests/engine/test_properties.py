@@ -16,7 +16,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from games import engine
@@ -24,6 +24,7 @@ from games.engine import Action, IllegalAction
 
 from .helpers import ENDED, PASS, STAY, by_rank, expected_deck, ordered_value, play_multiset
 
+DEALT: dict = {}
 BOUND = 2500  # plays <= 216, passes <= 4 per play, plus selection and windows
 ALL_CODES = [r + s for r in "3456789TJQKA2" for s in "SHCD"] + ["BJ", "SJ", "BJ*", "SJ*"]
 
@@ -126,6 +127,7 @@ def playout(name, seed, rnd, *, checks=True, check_every=7):
     rules = engine.preset(name)
     state = engine.new_deal(rules, seed=seed)
     setup = {"seed": seed}
+    DEALT[(name, seed)] = [list(engine.seat_view(state, s)["hand"]) for s in range(5)]
     log = []
     played: Counter = Counter()
     step = 0
@@ -159,7 +161,8 @@ def playout(name, seed, rnd, *, checks=True, check_every=7):
 
 
 @pytest.mark.parametrize("name", engine.PRESETS)
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=(Phase.explicit, Phase.reuse, Phase.generate))
 @given(seed=st.integers(min_value=0, max_value=2**62), rnd=st.randoms(use_true_random=False))
 def test_random_legal_playout_ends_and_keeps_invariants(name, seed, rnd):
     rules, setup, log, state, played = playout(name, seed, rnd)
@@ -171,7 +174,22 @@ def test_random_legal_playout_ends_and_keeps_invariants(name, seed, rnd):
     final = engine.final_view(state)
     _check_scores(name, rules, final)
     assert final["seed"] == seed
-    assert len(final["actions"]) == len(log)
+    assert [(seat, a["type"], sorted(a["cards"]), a["card"]) for seat, a in final["actions"]] == \
+        [(seat, a.type, sorted(a.cards), a.card) for seat, a in log]
+    # hands as dealt (CONTRACT §2): what each seat held at the start, plus the 2s a wuren seat may have
+    # attached while declining automatically before anyone could act
+    at_start = DEALT.pop((name, seed))
+    for s_, start_hand in enumerate(at_start):
+        extra = Counter(final["hands"][s_]) - Counter(start_hand)
+        assert not (Counter(start_hand) - Counter(final["hands"][s_])), f"seat {s_}: hands as dealt"
+        assert all(c[0] == "2" for c in extra.elements()) and (name == "wuren" or not extra), extra
+    # §2.1: the next deal starts at this deal's emperor (pagat: one seat on; after a void: the same seat)
+    if final["void"]:
+        assert final["next_start_seat"] == 0
+    elif name == "pagat":
+        assert final["next_start_seat"] == 1
+    else:
+        assert final["next_start_seat"] == final["emperor"]
     replayed = engine.replay(rules, setup, log)
     assert engine.to_json(replayed) == engine.to_json(state)
     data = engine.to_json(state)
