@@ -1,0 +1,65 @@
+"""matchmaking.services.table_deal_finished: what a table does when one of its deals ends."""
+
+import random
+
+import pytest
+from django.db import transaction
+
+from games import engine
+from games.models import Game, GameStatus
+from matchmaking import services
+from matchmaking.models import Table, TableStatus
+from tests.api.playing import play_deal
+
+pytestmark = pytest.mark.django_db
+
+
+def _end_as_void(game: Game) -> None:
+    """Pretend the deal ended void (no emperor found), as the engine reports it."""
+    game.status = GameStatus.VOID
+    game.final = {
+        "void": True,
+        "scores": [0] * 5,
+        "next_start_seat": game.setup["start_seat"],
+        "tribute": None,
+    }
+    game.save(update_fields=["status", "final"])
+
+
+def test_a_void_deal_is_dealt_again_with_a_new_seed_same_start_seat_and_context(make_table):
+    setup = make_table(preset="wuren")
+    game = Game.objects.get(pk=setup["game"])
+    _end_as_void(game)
+    with transaction.atomic():
+        services.table_deal_finished(game=game)
+    table = Table.objects.get(pk=setup["table"])
+    redeal = Game.objects.filter(table=table).exclude(pk=game.pk).get()
+    assert table.status == TableStatus.PLAYING and table.scores == [0] * 5 and table.deals_done == 0
+    assert redeal.number == 1 and redeal.status == GameStatus.RUNNING
+    assert redeal.setup["start_seat"] == game.setup["start_seat"]
+    assert redeal.setup["context"] == game.setup["context"]
+    assert redeal.setup["seed"] != game.setup["seed"]
+
+
+def test_fixed_setups_are_used_for_successive_deals(make_table):
+    rules = engine.preset("weihai")
+    hands = [list(h) for h in engine.new_deal(rules, seed=77).hands]
+    setup = make_table(setups=[{"seed": 12345}, {"hands": hands}])
+    first = Game.objects.get(pk=setup["game"])
+    assert first.setup["seed"] == 12345
+    _end_as_void(first)
+    with transaction.atomic():
+        services.table_deal_finished(game=first)
+    second = Game.objects.filter(table_id=setup["table"]).exclude(pk=first.pk).get()
+    assert second.setup["hands"] == hands
+
+
+def test_the_table_finishes_when_its_deals_are_played(make_table):
+    setup = make_table(deals=1)
+    game = play_deal(setup["clients"], setup["game"], random.Random(21))
+    table = setup["staff"].get(f"/api/v1/tables/{setup['table']}").json()
+    if game.status == GameStatus.VOID:
+        pytest.skip("the random deal was void")
+    assert table["status"] == "finished" and table["current_game"] is None
+    assert table["scores"] == game.final["scores"]
+    assert Game.objects.filter(table_id=setup["table"]).count() == 1
