@@ -31,7 +31,6 @@ def spec_scores(name, roles, solo, places, multiplier):
     """Scores for complete places (seat -> 1..5) from RULES §3 (before any rounding)."""
     emperor, guard = _side(roles)
     p = places
-    others = [s for s in range(5) if s not in (emperor, guard)]
     out = [0] * 5
     if name == "weihai":
         if solo == "open":

@@ -8,8 +8,20 @@ import pytest
 from games import engine
 from games.engine import Action
 
-from .helpers import ACCEPT, PASS, REVEAL, STAY, TRANSFER, C, P, act, assert_illegal, deal, run, \
-    stay_through_windows
+from .helpers import (
+    ACCEPT,
+    PASS,
+    REVEAL,
+    STAY,
+    TRANSFER,
+    C,
+    P,
+    act,
+    assert_illegal,
+    deal,
+    run,
+    stay_through_windows,
+)
 
 WEIHAI = ["BJ* AH KH", "SJ* QH", "9H 8H", "7H TH", "7S JS"]
 

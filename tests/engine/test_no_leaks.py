@@ -30,7 +30,8 @@ def _base(name, seed):
     while True:
         state = engine.new_deal(rules, seed=seed)
         view = engine.public_view(state)
-        if state.phase == "emperor_selection" and (view.get("pile") or 0) <= (1 if name in ("wuren", "laowang") else 0):
+        own_pile = 1 if name in ("wuren", "laowang") else 0
+        if state.phase == "emperor_selection" and (view.get("pile") or 0) <= own_pile:
             break
         seed += 1000
     cand = view["candidate"]

@@ -211,7 +211,8 @@ def test_s5_trustee_policy_is_legal_and_finishes_every_deal(name):
             legal = engine.legal_actions(state, seat)
             assert action.type in {a.type for a in legal}
             if action.type == "play":
-                assert play_multiset(action.cards) in [play_multiset(a.cards) for a in legal if a.type == "play"]
+                listed = [play_multiset(a.cards) for a in legal if a.type == "play"]
+                assert play_multiset(action.cards) in listed
             assert action.type not in ("transfer", "solo"), "§5: trustee never transfers or solos"
             if state.phase in ("solo_window", "declaration_window", "kick_window"):
                 assert action.type == "stay"

@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 
 from games import engine
-from games.engine import Action
 
-from .helpers import ACCEPT, KICK, REBEL, REVEAL, SOLO, STAY, act, answer_window, deal, pview
+from .helpers import ACCEPT, KICK, REBEL, REVEAL, SOLO, act, answer_window, deal, pview
 from .scripts import (
     auto_play,
     called_guard_hands,
@@ -213,7 +212,8 @@ LIANZHONG_HIDDEN = [
 ]
 
 
-@pytest.mark.parametrize("order,scores", [c[:2] for c in LIANZHONG_HIDDEN], ids=[c[2] for c in LIANZHONG_HIDDEN])
+@pytest.mark.parametrize("order,scores", [c[:2] for c in LIANZHONG_HIDDEN],
+                         ids=[c[2] for c in LIANZHONG_HIDDEN])
 def test_s32_lianzhong_hidden_solo_scores(order, scores):
     hands, prelude, chain = solo_hands(0, order)
     state = start_fixed("lianzhong_simple", hands, 0)
@@ -292,7 +292,8 @@ PAGAT_2V3 = [
 ]
 
 
-@pytest.mark.parametrize("emperor,guard,order,scores", [c[:4] for c in PAGAT_2V3], ids=[c[4] for c in PAGAT_2V3])
+@pytest.mark.parametrize("emperor,guard,order,scores", [c[:4] for c in PAGAT_2V3],
+                         ids=[c[4] for c in PAGAT_2V3])
 def test_s37_pagat_emperor_and_guard_scores(emperor, guard, order, scores):
     hands, prelude, chain = fixed_guard_hands(emperor, guard, order)
     state = start_fixed("pagat", hands, emperor)

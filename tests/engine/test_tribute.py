@@ -10,8 +10,15 @@ import pytest
 from games import engine
 
 from .helpers import ACCEPT, act, deal, hand, pview, tribute_map
-from .scripts import auto_play, called_guard_hands, finish, fixed_guard_hands, solo_hands, start_called, \
-    start_fixed
+from .scripts import (
+    auto_play,
+    called_guard_hands,
+    finish,
+    fixed_guard_hands,
+    solo_hands,
+    start_called,
+    start_fixed,
+)
 from .test_scoring import campus_2v3, laowang_hands
 
 
@@ -134,7 +141,8 @@ def test_s37_pagat_next_deal_losers_give_their_highest_non_joker():
     assert Counter(hand(state, 2)) == Counter(["SJ", "7S"]), "no joker in pagat tribute"
     assert Counter(hand(state, 3)) == Counter(["BJ", "8C"])
     assert hand(state, 4) == ["9D"]
-    got0, got1 = Counter(hand(state, 0)) - Counter(["BJ*", "7H"]), Counter(hand(state, 1)) - Counter(["SJ*", "8H"])
+    got0 = Counter(hand(state, 0)) - Counter(["BJ*", "7H"])
+    got1 = Counter(hand(state, 1)) - Counter(["SJ*", "8H"])
     assert sum(got0.values()) == 2 and sum(got1.values()) == 1
     assert got0 + got1 == Counter(["AS", "2C", "KD"])
     assert got0["2C"] == 1, "the emperor (1st) takes first, highest first"

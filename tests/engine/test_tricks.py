@@ -11,9 +11,22 @@ import pytest
 from games import engine
 from games.engine import Action
 
-from .helpers import ACCEPT, PASS, C, P, act, answer_window, assert_illegal, deal, hand, legal_of, \
-    play_multiset, pview, run, stay_through_windows
-from .scripts import auto_play
+from .helpers import (
+    ACCEPT,
+    PASS,
+    C,
+    P,
+    act,
+    answer_window,
+    assert_illegal,
+    deal,
+    hand,
+    legal_of,
+    play_multiset,
+    pview,
+    run,
+    stay_through_windows,
+)
 
 
 def in_play(preset, hands, emperor=0, **kwargs):
@@ -51,7 +64,8 @@ def test_s1_pass_is_soft_a_passed_player_gets_a_new_chance():
 
 def test_s1_the_trick_ends_when_all_others_passed_and_its_player_leads():
     state = in_play("weihai", SOFT)
-    state = run(state, [(0, "7H"), (1, "pass"), (2, "8H"), (3, "pass"), (4, "pass"), (0, "pass"), (1, "pass")])
+    state = run(state, [(0, "7H"), (1, "pass"), (2, "8H"), (3, "pass"), (4, "pass"), (0, "pass"),
+                        (1, "pass")])
     view = pview(state)
     assert view["table"] is None
     assert view["turn"] == 2

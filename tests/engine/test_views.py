@@ -7,10 +7,11 @@ from collections import Counter
 
 from games import engine
 
-from .helpers import ACCEPT, C, P, PASS, act, answer_window, deal, pview, run, stay_through_windows, sview
+from .helpers import ACCEPT, PASS, C, P, act, answer_window, deal, pview, run, stay_through_windows, sview
 from .scripts import auto_play, called_guard_hands, start_called
 
-SEAT_KEYS = {"preset", "phase", "seat", "hand", "counts", "roles", "emperor", "candidate", "called_card", "window",
+SEAT_KEYS = {"preset", "phase", "seat", "hand", "counts", "roles", "emperor", "candidate", "called_card",
+             "window",
              "table", "passed", "turn", "places", "multiplier", "declarations", "legal_actions", "pile"}
 W = ["BJ* 7H AH", "SJ* 9S QH", "8H TH", "9H JH", "8S KS"]
 
@@ -40,7 +41,8 @@ def test_contract_public_view_is_the_seat_view_without_private_fields():
 
 
 def test_contract_final_view_keys():
-    state = stay_through_windows(act(deal("weihai", ["BJ* AH", "SJ* QH", "8H TH", "9H JH", "8S KS"]), 0, ACCEPT))
+    hands = ["BJ* AH", "SJ* QH", "8H TH", "9H JH", "8S KS"]
+    state = stay_through_windows(act(deal("weihai", hands), 0, ACCEPT))
     state = run(state, [(0, "BJ*"), (1, "pass"), (2, "pass"), (3, "pass"), (4, "pass"), (0, "AH"),
                         (1, "SJ*"), (2, "pass"), (3, "pass"), (4, "pass"), (1, "QH")])
     assert state.phase == "over"
@@ -142,7 +144,8 @@ def test_s31_transfer_target_solo_makes_the_transferrer_an_opponent():
 
 def test_contract_replay_of_a_scripted_deal_with_a_random_candidate():
     rules = engine.preset("wuren")
-    setup = {"hands": [["9H", "9H", "9H", "KS"], ["8S", "8S", "8S", "QS"], ["7S", "7S", "7S"], ["TS", "TS", "TS"],
+    setup = {"hands": [["9H", "9H", "9H", "KS"], ["8S", "8S", "8S", "QS"], ["7S", "7S", "7S"],
+                       ["TS", "TS", "TS"],
                        ["JS", "JS", "JS"]]}
     state = engine.new_deal(rules, **setup)
     seat = engine.to_act(state)[0]

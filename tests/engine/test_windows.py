@@ -7,8 +7,22 @@ import pytest
 
 from games import engine
 
-from .helpers import ACCEPT, KICK, REBEL, REVEAL, SOLO, STAY, C, act, answer_window, deal, hand, legal_types, \
-    pview, sview
+from .helpers import (
+    ACCEPT,
+    KICK,
+    REBEL,
+    REVEAL,
+    SOLO,
+    STAY,
+    C,
+    act,
+    answer_window,
+    deal,
+    hand,
+    legal_types,
+    pview,
+    sview,
+)
 
 W = ["BJ* AH KH", "SJ* QH", "9H 8H", "7H TH", "7S JS"]
 
