@@ -230,3 +230,9 @@ def test_contract_new_deal_accepts_short_hands_and_finds_the_BJ_star_holder():
     assert engine.to_act(state) == (2,)
     assert pview(state)["candidate"] == 2
     assert pview(state)["counts"] == [1, 1, 2, 1, 1]
+
+
+def test_s1_a_deal_without_a_seed_draws_a_fresh_one():
+    rules = engine.preset("pagat")
+    a, b = engine.new_deal(rules), engine.new_deal(rules)
+    assert [sview(a, s)["hand"] for s in range(5)] != [sview(b, s)["hand"] for s in range(5)]

@@ -517,3 +517,20 @@ def test_s35_campus_hidden_solo(order, scores):
     assert pview(state)["roles"][0] == "emperor"
     state = finish(auto_play(state, prelude), order, chain)
     assert _final(state)["scores"] == scores
+
+
+def test_s31_weihai_after_a_transfer_emperor_and_transferring_guard_score_as_2v3():
+    order = [2, 0, 1, 3, 4]
+    hands, prelude, chain = fixed_guard_hands(2, 0, order)
+    hands[2].remove("BJ*")
+    hands[0].append("BJ*")  # seat 0 holds both marked cards and transfers to seat 2
+    state = deal("weihai", hands)
+    state = act(state, 0, engine.Action("transfer"))
+    state = act(state, 2, ACCEPT)
+    while state.phase != "play":
+        state = answer_window(state)
+    state = finish(auto_play(state, prelude), order, chain)
+    final = _final(state)
+    # emperor 1st (4) + guard 2nd (2): S = 6
+    assert final["scores"] == [6, -6, 12, -6, -6]
+    assert final["multiplier"] == 1
