@@ -354,3 +354,27 @@ def test_s1_random_swaps_and_random_public_actions_leak_nothing(name, seed, rnd)
     stop_at = (a, b) if name in ("wuren", "campus") else ()
     assert assert_same_views(state_a, state_b, viewer, max_steps=70, rnd=rnd, ignore_pile_cards=True,
                              stop_at=stop_at) >= 1
+
+
+@pytest.mark.parametrize("name,solo_hands,guard_hands", [
+    ("lianzhong_classic",
+     ["BJ* 9H 9H 9H 9H KS", "8S QS", "8S 8H", "7S 7H", "TS TH"],
+     ["BJ* 9H 9H 9H 8S KS", "9H QS", "8S 8H", "7S 7H", "TS TH"]),
+    ("wuren",
+     ["9H 9H 9H 9H KS", "8S QS", "8S 8H", "7S 7H", "TS TH"],
+     ["9H 9H 9H 8S KS", "9H QS", "8S 8H", "7S 7H", "TS TH"]),
+    ("campus",
+     ["BJ* 9H 9H 9H 9H KS", "9S QS 8S", "9C 8H", "9D 7H", "9S TH"],
+     ["BJ* 9H 9H 9H 8S KS", "9S QS 9H", "9C 8H", "9D 7H", "9S TH"]),
+])
+def test_s3_calling_a_card_held_four_times_looks_like_calling_a_guard(name, solo_hands, guard_hands):
+    """A hidden solo by a called card (§3.3-§3.5) is known only to the emperor; seat 1 holds the fourth
+    copy in the second deal. Seats 2, 3, 4 must see the same thing in both."""
+    rules = engine.preset(name)
+    kwargs = {"candidate": 0} if name == "wuren" else {}
+    for viewer in (2, 3, 4):
+        state_a = engine.new_deal(rules, hands=[h.split() for h in solo_hands], **kwargs)
+        state_b = engine.new_deal(rules, hands=[h.split() for h in guard_hands], **kwargs)
+        PHASES_SEEN.clear()
+        assert assert_same_views(state_a, state_b, viewer) >= 3
+        assert "play" in PHASES_SEEN
