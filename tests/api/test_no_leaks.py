@@ -81,6 +81,21 @@ class LeakScanner:
             self.check(seat, final.json())
             spectator_view = self.spectator.get(f"/api/v1/games/{self.game_id}")
             self.check(None, spectator_view.json())
+            # A refused move (someone else's turn, a card not held, a wrong phase) explains itself
+            # without quoting anybody's cards.
+            other = (seat + 1 + self.actions // 3) % 5
+            refused = self.clients[other].post(
+                f"/api/v1/games/{self.game_id}/actions",
+                {"type": "play", "cards": ["3S", "3S", "3S"]},
+                format="json",
+            )
+            assert refused.status_code in (409, 422), refused.content
+            self.check(other, refused.json())
+            spectator_move = self.spectator.post(
+                f"/api/v1/games/{self.game_id}/actions", {"type": "pass"}, format="json"
+            )
+            assert spectator_move.status_code == 403
+            self.check(None, spectator_move.json())
 
     def assert_private_events_stayed_private(self) -> None:
         rows = Event.objects.filter(game_id=self.game_id).values_list("seq", "data")
