@@ -175,7 +175,7 @@ def main() -> None:
     try:
         for _ in range(100):
             try:
-                requests.get(f"{base}/me", timeout=1)
+                requests.get(f"http://127.0.0.1:{port}/api/schema/", timeout=5)
                 break
             except requests.ConnectionError:
                 time.sleep(0.1)
