@@ -171,8 +171,12 @@ def _fixed(name, roles, solo, multiplier, out):
     return len(results) == 1
 
 
-def random_deal(name, seed, rnd):
-    rules = engine.preset(name)
+PLAYS: list = []  # (seat, cards, emptied the hand) of the last random_deal
+
+
+def random_deal(name, seed, rnd, options=None):
+    PLAYS.clear()
+    rules = engine.preset(name, **(options or {}))
     state = engine.new_deal(rules, seed=seed)
     outs = []
     for _ in range(3000):
@@ -193,6 +197,8 @@ def random_deal(name, seed, rnd):
             action = rnd.choice(legal)
         before = engine.public_view(state)["places"]
         state, _ = engine.apply_action(state, seat, action)
+        if action.type == "play":
+            PLAYS.append((seat, action.cards, len(engine.seat_view(state, seat)["hand"]) == 0))
         after = engine.public_view(state)["places"]
         if state.phase == "play" or state.phase == "over":
             new = [s for s in range(5) if before[s] is None and after[s] is not None]
@@ -233,7 +239,43 @@ def test_s1_deal_ends_exactly_when_scores_are_fixed_and_scores_follow_the_tables
     for k in range(1, len(outs)):
         assert not _fixed(name, roles, solo, multiplier, outs[:k]), \
             f"the outcome was fixed after {outs[:k]} but the deal went on to {outs}"
+    must_last = {"weihai": "6", "campus": "3"}.get(name)
+    for seat, cards, emptied in PLAYS:
+        if must_last and any(c[0] == must_last for c in cards):
+            assert emptied, f"§1 must-play-last: {cards} by seat {seat} did not empty the hand"
     gives, takes = spec_tribute(name, roles, solo, final["scores"], multiplier)
     got_gives = {int(s): int(n) for s, n in final["tribute"]["gives"] if n}
     got_takes = {int(s): int(n) for s, n in final["tribute"]["takes"] if n}
     assert (got_gives, got_takes) == (gives, takes)
+
+
+OPTION_VARIANTS = [
+    ("lianzhong_simple", {"qiangdu": False, "must_last": 6, "roasting": True}),
+    ("lianzhong_classic", {"qiangdu": False, "must_last": 6, "roasting": True}),
+    ("lianzhong_simple", {"roasting": True}),
+]
+
+
+@pytest.mark.parametrize("name,options", OPTION_VARIANTS, ids=["simple_all_options", "classic_all_options",
+                                                                "simple_roasting"])
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@given(seed=st.integers(min_value=0, max_value=2**62), rnd=st.randoms(use_true_random=False))
+def test_s6_table_options_keep_scores_and_end_of_deal(name, options, seed, rnd):
+    state, outs = random_deal(name, seed, rnd, options)
+    final = engine.final_view(state)
+    if final["void"]:
+        return
+    roles, solo, multiplier = final["roles"], final.get("solo"), final["multiplier"]
+    assert multiplier == spec_multiplier(name, roles, solo, final["declarations"])
+    assert final["scores"] == spec_scores(name, roles, solo, final["places"], multiplier)
+    assert _fixed(name, roles, solo, multiplier, outs)
+    for k in range(1, len(outs)):
+        assert not _fixed(name, roles, solo, multiplier, outs[:k])
+    if not options.get("qiangdu", True):
+        assert not any(d["type"] == "solo" for d in final["declarations"]), "no 抢独 without qiangdu"
+    if options.get("must_last") == 6:
+        # 憋6: every play holding a 6 emptied its player's hand
+        for seat, cards, emptied in PLAYS:
+            if any(c[0] == "6" for c in cards):
+                assert emptied, (seat, cards)
