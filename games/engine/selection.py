@@ -190,6 +190,10 @@ def _decline(state: State, seat: int, event: dict, events: list[dict]) -> None:
     if rules.void_after_declines is not None and state.declines >= rules.void_after_declines:
         end_void(state, events)
         return
+    # **D:** the travelling cards pass through each candidate's hands, so the new candidate sees all
+    # of them (his view's `pile_cards`); this event tells him so in the log as well.
+    events.append({"type": "pile_received", "seat": target, "cards": list(state.pile),
+                   "private_to": [target]})
     state.candidate = target
     advance_selection(state, events)
 
