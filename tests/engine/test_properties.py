@@ -103,8 +103,10 @@ def _check_illegal(state, seat, rnd):
 
 def _check_all_legal_accepted(state, seat, legal, rnd):
     sample = legal if len(legal) <= 12 else rnd.sample(legal, 12)
+    before = engine.to_json(state)
     for action in sample:
         engine.apply_action(state, seat, action)  # must not raise
+    assert engine.to_json(state) == before, "CONTRACT §1: states are immutable values"
 
 
 def _check_scores(name, rules, final):

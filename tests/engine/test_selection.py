@@ -478,3 +478,16 @@ def test_s37_pagat_a_forced_holder_of_both_may_still_solo():
         state = decline(state, seat)
     assert engine.to_act(state) == (0,)
     assert legal_types(state, 0) == {"accept", "solo"}
+
+
+def test_s22_attached_cards_are_private_to_giver_and_receiver():
+    """CONTRACT §1: 贴2 cards are visible to giver and receiver only; the decline itself is public."""
+    state = decline(deal("lianzhong_simple", LZ), 0)
+    state, events = engine.apply_action(state, 4, one_legal(state, 4, "decline"))
+    assert any(e["type"] == "decline" and "private_to" not in e for e in events)
+    carded = [e for e in events if "cards" in e or "card" in e]
+    assert carded, events
+    for event in carded:
+        assert set(event["private_to"]) <= {4, 3}
+    public = [e for e in events if "private_to" not in e]
+    assert not any(c[0] == "2" for e in public for c in e.get("cards", []))
