@@ -259,7 +259,8 @@ def main() -> None:
 
     print(
         f"run: {time.time() - started_at:.0f} s, scenario {args.scenario}, {len(tables)} tables at a time, "
-        f"deadlines 1 s, worker pool={args.pool} concurrency={args.concurrency}"
+        f"deadlines 1 s, worker pool={args.pool} concurrency={args.concurrency}, "
+        f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     print(summary("timeout -> trustee action committed (wake-up received)", committed))
     print(summary("timeout -> first event row written", written))

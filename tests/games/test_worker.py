@@ -27,12 +27,15 @@ def worker(tmp_path):
     if connection.vendor != "postgresql":
         pytest.skip("real-worker tests need PostgreSQL (set DATABASE_URL)")
     flush_redis(BROKER)
-    use_broker(BROKER)
+    previous = use_broker(BROKER)
     process = Worker(broker=BROKER, database=database_url(connection.settings_dict), workdir=tmp_path)
-    process.start()
-    yield process
-    process.kill()
-    flush_redis(BROKER)
+    try:
+        process.start()
+        yield process
+    finally:
+        process.kill()
+        use_broker(*previous)
+        flush_redis(BROKER)
 
 
 def _fast_table(make_table, **kwargs):

@@ -22,16 +22,21 @@ def database_url(settings_dict: dict) -> str:
     return f"postgres://{user}{password}@{host}:{port}/{settings_dict['NAME']}"
 
 
-def use_broker(url: str) -> None:
-    """Point this process's Celery app (which publishes the timers) at `url`."""
+def use_broker(url: str, transport_options: dict | None = None) -> tuple[str, dict]:
+    """Point this process's Celery app (which publishes the timers) at `url`; returns the previous
+    broker and options, to be given back to it afterwards."""
     from config.celery import app
 
+    previous = (app.conf.broker_url, dict(app.conf.broker_transport_options or {}))
     app.conf.broker_url = url
-    app.conf.broker_transport_options = {"visibility_timeout": 3600}
+    app.conf.broker_transport_options = (
+        transport_options if transport_options is not None else {"visibility_timeout": 3600}
+    )
     # Connections and producers already made for the old broker are dropped (Celery keeps no public
     # way to switch brokers at run time).
     app._pool = None
     app.amqp._producer_pool = None
+    return previous
 
 
 def flush_redis(url: str) -> None:
