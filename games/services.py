@@ -361,3 +361,23 @@ def game_ratings_update(*, game_id: int) -> bool:
         other_side=[user_ids[seat] for seat in other_seats],
         result=(emperor_score > 0) - (emperor_score < 0),
     )
+
+
+def games_ratings_sweep(*, older_than: float = 30, within: float = 3600, limit: int = 50) -> int:
+    """Rate scored deals that ended between `within` and `older_than` seconds ago and have no rating
+    yet: their task was lost (broker down at commit). Returns how many it rated."""
+    from accounts.models import RatingChange
+
+    now = timezone.now()
+    unrated = (
+        Game.objects.filter(
+            status=GameStatus.OVER,
+            unscored=False,
+            finished_at__lt=now - timedelta(seconds=older_than),
+            finished_at__gte=now - timedelta(seconds=within),
+        )
+        .exclude(pk__in=RatingChange.objects.values("game_id"))
+        .order_by("finished_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    return sum(game_ratings_update(game_id=game_id) for game_id in list(unrated))

@@ -29,3 +29,8 @@ def games_deadlines_sweep() -> int:
 @shared_task(name="games.game_ratings_update", **_SAFE_TO_REPEAT)
 def game_ratings_update(*, game_id: int) -> bool:
     return services.game_ratings_update(game_id=game_id)
+
+
+@shared_task(name="games.games_ratings_sweep", **_SAFE_TO_REPEAT)
+def games_ratings_sweep() -> int:
+    return services.games_ratings_sweep()

@@ -43,7 +43,7 @@ def game_autoplay_schedule(*, game_id: int, version: int) -> None:
 
 
 def game_ratings_schedule(*, game_id: int) -> None:
-    """Called after a scored deal's commit. A lost task leaves the deal unrated (no sweep for ratings)."""
+    """Called after a scored deal's commit. A lost task is made good by games_ratings_sweep."""
     from games import tasks
 
     try:

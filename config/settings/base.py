@@ -169,6 +169,12 @@ CELERY_BEAT_SCHEDULE = {
         # A sweep that could not run in time is superseded by the next one.
         "options": {"expires": GAMES_SWEEP_SECONDS},
     },
+    # Deals whose rating task was lost (games.services.games_ratings_sweep).
+    "games-ratings-sweep": {
+        "task": "games.games_ratings_sweep",
+        "schedule": 60.0,
+        "options": {"expires": 60},
+    },
 }
 
 # Long-poll wake-ups (games/wakeups.py). Without Redis, waiters re-read the database every

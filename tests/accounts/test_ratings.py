@@ -176,3 +176,18 @@ def test_two_runs_at_once_rate_the_deal_once():
     assert RatingChange.objects.filter(game_id=77).count() == 5
     assert list(Rating.objects.values_list("deals", flat=True)) == [1] * 5
     assert SideBias.objects.get().deals == 1
+
+
+def test_the_ratings_sweep_rates_deals_whose_task_was_lost(make_table):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Game
+
+    _, game = _scored_deal(make_table)
+    assert game_services.games_ratings_sweep() == 0  # too recent: its own task may still come
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - timedelta(seconds=60))
+    assert tasks.games_ratings_sweep.run() == 1
+    assert RatingChange.objects.filter(game_id=game.pk).count() == 5
+    assert game_services.games_ratings_sweep() == 0
