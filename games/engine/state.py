@@ -9,6 +9,7 @@ here; what a seat may see is decided only in views.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .rules import RuleSet
 
@@ -48,8 +49,7 @@ class IllegalAction(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
+class Window(NamedTuple):
     """A simultaneous declaration window (RULES §2.5): who is asked is public, answers are not."""
 
     kind: str
@@ -64,9 +64,9 @@ class Window:
         return tuple(s for s in self.asked if s not in done)
 
 
-@dataclass(frozen=True, slots=True)
-class TablePlay:
-    """The play to beat: its seat, codes, values (as judged when played) and whether it is a bomb."""
+class TablePlay(NamedTuple):
+    """The play to beat: its seat, codes, values (as judged when played) and whether it is a bomb.
+    (Named tuples: created on every play, and much cheaper to build than frozen dataclasses.)"""
 
     seat: int
     cards: tuple[str, ...]

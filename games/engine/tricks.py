@@ -102,7 +102,8 @@ def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> N
     state.hands = tuple(hands)
     state.table = TablePlay(seat, ordered, values, bomb)
     state.passed = ()
-    state.log = state.log + ((seat, Action("play", ordered)),)
+    logged = action if action.cards == ordered else Action("play", ordered)
+    state.log = state.log + ((seat, logged),)
     event = {"type": "play", "seat": seat, "cards": list(ordered)}
     if bomb:
         event["bomb"] = True
