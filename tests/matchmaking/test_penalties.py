@@ -81,3 +81,28 @@ def test_others_cannot_read_a_players_penalties(make_table, make_user, make_clie
         make_client(token).get(f"/api/v1/users/{setup['users'][1].pk}/history"), 403, "permission_denied"
     )
     assert_error(setup["staff"].get("/api/v1/users/999999999/history"), 404, "not_found")
+
+
+def test_the_admin_removes_players_and_lists_penalties(make_table, client):
+    from accounts.models import User
+
+    setup = make_table()
+    admin_user = User.objects.create_superuser(username="mod", password="correct-horse-9")
+    client.force_login(admin_user)
+    row = Seat.objects.get(table_id=setup["table"], seat=3)
+    response = client.post(
+        "/admin/matchmaking/seat/", {"action": "remove_players", "_selected_action": [row.pk]}, follow=True
+    )
+    assert response.status_code == 200
+    penalty = Penalty.objects.get()
+    assert penalty.reason == "removed" and penalty.moderator_id == admin_user.pk and penalty.seat == 3
+    assert Table.objects.get(pk=setup["table"]).scores[3] == -40
+    for page in (
+        "/admin/matchmaking/penalty/",
+        f"/admin/matchmaking/penalty/{penalty.pk}/change/",
+        "/admin/matchmaking/seat/",
+        "/admin/accounts/rating/",
+        "/admin/accounts/ratingchange/",
+        "/admin/accounts/sidebias/",
+    ):
+        assert client.get(page).status_code == 200, page
