@@ -168,7 +168,6 @@ def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat:
             state.candidate, state.turned_card = seat, code
         state.pile = state.aside  # the right to the bottom BJ travels with the candidacy
         state.aside = ()
-    state.first_candidate = state.candidate
     events.append({"type": "candidate", "seat": state.candidate, "turned_card": state.turned_card}
                   if state.turned_card else {"type": "candidate", "seat": state.candidate})
     advance_selection(state, events)

@@ -61,7 +61,6 @@ class RuleSet:
     twos_carry_no_jokers: bool = False  # campus
     bombs: bool = False  # campus
     guard_card_super: bool = False  # laowang 老王 / campus 特王 rank above BJ
-    low_ranks: str = "6"  # lowest rank in the deck, for information only
     scoring: str = "weihai"
     tribute: str = "none"  # "none", "wuren", "laowang", "pagat"
     tribute_jokers: bool = False  # wuren gives its highest cards, jokers included
@@ -69,7 +68,6 @@ class RuleSet:
     buy_three: bool = False  # campus
     hide_counts_above: int | None = None  # laowang
     match_deals: int = 0  # campus matches are six deals; 0 = until the table dissolves
-    zero_sum: bool = True
 
     @property
     def option_dict(self) -> dict:
@@ -138,7 +136,7 @@ def preset(name: str, **options) -> RuleSet:
             aside_card="BJ*", candidate_mode="random", attach_on_decline="two_if_any",
             auto_decline_unable=True,
             void_after_declines=6, guard_mode="called", call_mode="wuren", call_solo_shows_four=True,
-            scoring="wuren", tribute="wuren", tribute_jokers=True, zero_sum=False, low_ranks="3",
+            scoring="wuren", tribute="wuren", tribute_jokers=True,
         )
     if name == "campus":
         return RuleSet(
@@ -148,7 +146,7 @@ def preset(name: str, **options) -> RuleSet:
             decline_direction=+1, attach_on_decline="two_required",
             guard_mode="called", call_mode="campus", declaration_window=True,
             must_last=rank_value("3"), twos_carry_no_jokers=True, bombs=True, guard_card_super=True,
-            scoring="campus", buy_three=True, match_deals=6, low_ranks="3",
+            scoring="campus", buy_three=True, match_deals=6,
         )
     if name == "laowang":
         return RuleSet(
@@ -156,7 +154,7 @@ def preset(name: str, **options) -> RuleSet:
             deck=build_deck(ranks="3456789TJQKA2", jokers=4, marked=("SJ*",)),
             aside_card="BJ", candidate_mode="turned", attach_on_decline="two_required",
             two_kill=True, twos_attach=True, guard_card_super=True,
-            scoring="laowang", tribute="laowang", hide_counts_above=10, low_ranks="3",
+            scoring="laowang", tribute="laowang", hide_counts_above=10,
         )
     # pagat: the Rizhao / JJ standard (RULES §3.7).
     return RuleSet(

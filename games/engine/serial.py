@@ -69,7 +69,7 @@ def to_json(state: State) -> dict:
         "pile": _cards(state.pile),
         "aside": _cards(state.aside),
         "fields": {k: d[k] for k in (
-            "phase", "candidate", "first_candidate", "declines", "turned_card", "transferred_by", "emperor",
+            "phase", "candidate", "declines", "turned_card", "transferred_by", "emperor",
             "guard", "solo", "guard_public", "solo_public", "guard_declared", "rebellion_succeeded",
             "called_card", "multiplier", "turn", "scores", "tribute_owed", "next_start_seat")},
         "specials": sorted(state.specials),
