@@ -15,7 +15,7 @@ timeouts keep coming one prompt at a time. After a seat's third timeout:
                        of MAX_AUTOPLAY_ACTIONS): the worst case, every table abandoned by all five.
 Bounded: it stops after --timeouts timeouts and --probes probes, or after --seconds.
 
-    .venv/bin/python bench/timer_lateness.py [--timeouts 240] [--tables 12] [--seconds 150] [--pool prefork]
+    .venv/bin/python bench/timer_lateness.py [--timeouts 240] [--tables 6] [--seconds 150] [--pool prefork]
 
 Needs PostgreSQL (TIMER_BENCH_DATABASE_URL, default
 postgres://postgres@127.0.0.1:5432/baohuang_timer_bench: a database of its own, created and migrated
@@ -119,7 +119,7 @@ class Wakeups:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--timeouts", type=int, default=240)
-    parser.add_argument("--tables", type=int, default=12)
+    parser.add_argument("--tables", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=150)
     parser.add_argument("--probes", type=int, default=240)
     parser.add_argument("--pool", default="prefork")
@@ -195,7 +195,9 @@ def main() -> None:
     next_probe = time.time()
     try:
         while time.time() - started_at < args.seconds:
-            timeouts = len(dropped) + Event.objects.filter(type="timeout", game__table_id__in=tables).count()
+            timeouts = (
+                len(dropped) + Event.objects.filter(type="timeout", game__table_id__in=users.keys()).count()
+            )
             if timeouts >= args.timeouts and probe_count >= args.probes:
                 break
             # Baseline probes, spread over the run so that they share its load.
