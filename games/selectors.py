@@ -144,6 +144,17 @@ def game_events_changed(*, game_id: int, after: int) -> bool:
     return Game.objects.filter(pk=game_id, last_seq__gt=after).exists()
 
 
+def game_count_of_table(*, table_id: int) -> int:
+    """Deals dealt at a table so far, void ones included (the next deal's number)."""
+    return Game.objects.filter(table_id=table_id).count()
+
+
+def game_running_id(*, table_id: int) -> int | None:
+    return (
+        Game.objects.filter(table_id=table_id, status=GameStatus.RUNNING).values_list("pk", flat=True).first()
+    )
+
+
 def games_of_table(*, table_id: int) -> list[Game]:
     return list(
         Game.objects.filter(table_id=table_id)

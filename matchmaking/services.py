@@ -96,7 +96,7 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
 
 
 def _deal_start(*, table: Table, start_seat: int, context: dict | None) -> Game:
-    number = Game.objects.filter(table=table).count()
+    number = game_selectors.game_count_of_table(table_id=table.pk)
     setup: dict = {"start_seat": start_seat, "context": context}
     if number < len(table.setups):
         setup.update(table.setups[number])
@@ -136,11 +136,7 @@ def table_seat_remove(*, table_id: int, seat: int, moderator: Any) -> Table:
 
 def _seat_vacate(*, table_id: int, row: Seat, reason: str, moderator: Any) -> Table:
     """Inside the caller's transaction: the running deal (if any) goes on with the seat in trustee."""
-    running = (
-        Game.objects.filter(table_id=table_id, status=GameStatus.RUNNING)
-        .values_list("pk", flat=True)
-        .first()
-    )
+    running = game_selectors.game_running_id(table_id=table_id)
     if running is not None:
         # Lock order: the game before its table (games/lock_objects.py).
         game_services.game_seat_vacate(game_id=running, seat=row.seat)
