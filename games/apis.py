@@ -48,9 +48,7 @@ class GameViewOutputSerializer(serializers.Serializer):
 
     id = serializers.IntegerField()
     table_id = serializers.IntegerField(
-        help_text=(
-            "The table's id (CONTRACT §4 calls it `table`, taken by the play to beat)."
-        )
+        help_text=("The table's id (CONTRACT §4 calls it `table`, taken by the play to beat).")
     )
     number = serializers.IntegerField(help_text="Deal number at the table, from 0.")
     status = serializers.ChoiceField(choices=GameStatus.choices)
@@ -207,6 +205,26 @@ class GameFinalApi(APIView):
                 ErrorCode.GAME_NOT_OVER,
             ),
         },
+        examples=[
+            OpenApiExample(
+                "final",
+                value={
+                    "id": 12,
+                    "table_id": 3,
+                    "version": 187,
+                    "phase": "over",
+                    "hands": [["BJ*", "2S", "9D"], ["SJ", "AH"], ["KC"], ["7S", "7H"], ["6D"]],
+                    "seed": 5830471920,
+                    "actions": [[0, {"type": "accept", "cards": [], "card": None}]],
+                    "scores": [8, 8, 8, 8, -32],
+                    "tribute": None,
+                    "next_start_seat": 4,
+                    "void": False,
+                },
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
         description="engine.final_view: every hand as dealt, the seed, the actions and the scores.",
     )
     def get(self, request, game_id: int):

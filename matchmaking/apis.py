@@ -192,7 +192,10 @@ class TableJoinApi(APIView):
                 ErrorCode.TABLE_CLOSED,
             ),
         },
-        examples=[OpenApiExample("join", value={"code": "9f3c2a1b", "seat": 2}, request_only=True)],
+        examples=[
+            OpenApiExample("join", value={"code": "9f3c2a1b", "seat": 2}, request_only=True),
+            OpenApiExample("joined", value=_TABLE_EXAMPLE, response_only=True, status_codes=["200"]),
+        ],
         description="Sit down (the lowest free seat unless `seat` is given); the fifth starts the deal.",
     )
     def post(self, request, table_id: int):
@@ -217,6 +220,7 @@ class TableLeaveApi(APIView):
                 ErrorCode.NOT_FOUND,
             ),
         },
+        examples=[OpenApiExample("left", value=_TABLE_EXAMPLE, response_only=True, status_codes=["200"])],
         description="Leaving a running deal costs 40 points; the seat plays on in trustee until it ends.",
     )
     def post(self, request, table_id: int):
