@@ -68,7 +68,7 @@ def to_json(state: State) -> dict:
         "dealt": [_cards(h) for h in state.dealt],
         "pile": _cards(state.pile),
         "aside": _cards(state.aside),
-        "fields": {k: d[k] for k in (
+        "fields": {k: list(d[k]) if isinstance(d[k], tuple) else d[k] for k in (
             "phase", "candidate", "declines", "turned_card", "transferred_by", "emperor",
             "guard", "solo", "guard_public", "solo_public", "guard_declared", "rebellion_succeeded",
             "called_card", "multiplier", "turn", "scores", "tribute_owed", "next_start_seat")},
