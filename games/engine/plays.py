@@ -109,7 +109,7 @@ class Choices:
     """Every choice of some cards from interchangeable kinds, as (codes, values high to low), the
     empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals."""
 
-    __slots__ = ("kinds", "items", "by_size")
+    __slots__ = ("kinds", "kind_values", "items", "by_size")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
         items = []
@@ -121,6 +121,7 @@ class Choices:
                 values += (value,) * count
             items.append((codes, tuple(sorted(values, reverse=True))))
         self.kinds = kinds
+        self.kind_values = kind_values
         self.items = items
         self.by_size: dict[int, list[tuple]] = {}
         for item in items:
@@ -194,49 +195,72 @@ class HandPlays:
     __slots__ = ("ranks", "jokers", "bombs", "hand_size", "must_last", "_leads")
 
     def __init__(self, rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset):
-        plain_hand = hand
-        joker_kinds: tuple[tuple[str, ...], ...] = ()
-        joker_values: tuple[int, ...] = ()
-        if supers:
-            plain_hand = tuple(c for c in hand if c not in supers)
-            for code in sorted(supers):
-                held = tuple(c for c in hand if c == code)
-                if held:
-                    joker_kinds += (held,)
-                    joker_values += (SUPER_VALUE,)
-        natural_groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
-        twos: tuple[tuple[str, ...], ...] = ()
+        plain_hand = tuple(c for c in hand if c not in supers) if supers else hand
+        joker_kinds, joker_values = _super_kinds(hand, supers)
+        naturals: list[tuple[int, Choices]] = []
         bombs: list[tuple[str, ...]] = []
-        bomb_ranks = rules.bombs
         for value, group in groupby(plain_hand, BASE_VALUE.__getitem__):  # hands are sorted high to low
             codes = tuple(group)
             kinds = _split_kinds(codes, specials)
-            if bomb_ranks and 3 < value < TWO_VALUE and len(codes) >= 4:
-                # campus bombs: four identical codes (equal codes are adjacent in a sorted hand)
-                bombs += [(code,) * 4 for code, same in groupby(codes) if len(tuple(same)) >= 4]
             if value >= JOKER_FLOOR:
                 joker_kinds += kinds
                 joker_values += (value,) * len(kinds)
             else:
-                natural_groups.append((value, kinds))
-                if value == TWO_VALUE:
-                    twos = kinds
-        self.jokers = choices(joker_kinds, joker_values)
+                naturals.append((value, choices(kinds, (value,) * len(kinds))))
+                if rules.bombs:
+                    bombs += _bombs_of(value, codes)
+        self._assemble(rules, len(hand), choices(joker_kinds, joker_values), naturals, bombs)
+
+    def _assemble(self, rules: RuleSet, hand_size: int, jokers: Choices,
+                  naturals: list[tuple[int, Choices]], bombs: list[tuple[str, ...]]) -> None:
+        self.jokers = jokers
         with_twos = None
-        if rules.twos_attach and twos:
-            with_twos = choices(joker_kinds + twos, joker_values + (TWO_VALUE,) * len(twos))
+        if rules.twos_attach:
+            twos = next((n for value, n in naturals if value == TWO_VALUE), None)
+            if twos is not None:
+                with_twos = choices(jokers.kinds + twos.kinds, jokers.kind_values + twos.kind_values)
         self.ranks = []
-        for value, kinds in natural_groups:
-            attach = self.jokers
+        for value, natural in naturals:
+            attach = jokers
             if rules.twos_carry_no_jokers and value == TWO_VALUE:
                 attach = choices((), ())
             elif with_twos is not None and value != TWO_VALUE:
                 attach = with_twos
-            self.ranks.append((value, choices(kinds, (value,) * len(kinds)), attach))
-        self.hand_size = len(hand)
+            self.ranks.append((value, natural, attach))
+        self.hand_size = hand_size
         self.must_last = rules.must_last
         self._leads: list[Action] | None = None
         self.bombs = bombs
+
+    def after_play(self, rules: RuleSet, hand: tuple[str, ...], played: tuple[str, ...], specials: frozenset,
+                   supers: frozenset) -> HandPlays:
+        """The plays of `hand` (this hand less `played`), rebuilding only what the play touched: one
+        rank and perhaps the jokers; every other rank keeps its (shared, cached) choices."""
+        changed = {SUPER_VALUE if c in supers else BASE_VALUE[c] for c in played}
+        jokers = self.jokers
+        if max(changed) >= JOKER_FLOOR:
+            kinds, values = _super_kinds(hand, supers)
+            plain_jokers = (c for c in hand if BASE_VALUE[c] >= JOKER_FLOOR and c not in supers)
+            for value, group in groupby(plain_jokers, BASE_VALUE.__getitem__):
+                split = _split_kinds(tuple(group), specials)
+                kinds += split
+                values += (value,) * len(split)
+            jokers = choices(kinds, values)
+        naturals = []
+        bombs = [b for b in self.bombs if BASE_VALUE[b[0]] not in changed]
+        for value, natural, _ in self.ranks:
+            if value in changed:
+                codes = tuple(c for c in hand if BASE_VALUE[c] == value and c not in supers)
+                if not codes:
+                    continue
+                kinds = _split_kinds(codes, specials)
+                natural = choices(kinds, (value,) * len(kinds))
+                if rules.bombs:
+                    bombs += _bombs_of(value, codes)
+            naturals.append((value, natural))
+        derived = object.__new__(HandPlays)
+        derived._assemble(rules, len(hand), jokers, naturals, bombs)
+        return derived
 
     def lead_actions(self) -> list[Action]:
         if self._leads is None:
@@ -287,12 +311,55 @@ class HandPlays:
         return found
 
 
+def _super_kinds(hand: tuple[str, ...], supers: frozenset) -> tuple[tuple, tuple]:
+    """Cards ranked above BJ in this hand (特王 / 老王), each code a kind of its own."""
+    kinds: tuple[tuple[str, ...], ...] = ()
+    values: tuple[int, ...] = ()
+    for code in sorted(supers):
+        held = tuple(c for c in hand if c == code)
+        if held:
+            kinds += (held,)
+            values += (SUPER_VALUE,)
+    return kinds, values
+
+
+def _bombs_of(value: int, codes: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """campus bombs among one rank's codes: four identical codes, not 3s or 2s (§3.5); equal codes
+    are adjacent in a sorted hand."""
+    if not 3 < value < TWO_VALUE or len(codes) < 4:
+        return []
+    return [(code,) * 4 for code, same in groupby(codes) if len(tuple(same)) >= 4]
+
+
 _HANDS: dict[tuple, HandPlays] = {}
+# hand after a play -> (hand before, the play): lets the next analysis derive from the last one.
+_LINEAGE: dict[tuple, tuple] = {}
+
+
+def note_play(rules: RuleSet, before: tuple[str, ...], after: tuple[str, ...],
+              played: tuple[str, ...]) -> None:
+    """Remember where a hand came from; costs a dict entry, and the work is done only if needed."""
+    if len(_LINEAGE) >= 50000:
+        _LINEAGE.clear()
+    _LINEAGE[(rules.key, after)] = (before, played)
+
+
+def cached_hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset,
+                      supers: frozenset) -> HandPlays | None:
+    return _HANDS.get((rules.key, hand, specials, supers))
 
 
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:
     key = (rules.key, hand, specials, supers)
     found = _HANDS.get(key)
     if found is None:
-        found = _bounded_cache_get(_HANDS, key, lambda: HandPlays(rules, hand, specials, supers), 20000)
+        origin = _LINEAGE.get((rules.key, hand))
+        parent = _HANDS.get((rules.key, origin[0], specials, supers)) if origin else None
+        if parent is not None:
+            found = parent.after_play(rules, hand, origin[1], specials, supers)
+        else:
+            found = HandPlays(rules, hand, specials, supers)
+        if len(_HANDS) >= 20000:
+            _HANDS.clear()
+        _HANDS[key] = found
     return found

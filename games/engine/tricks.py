@@ -9,7 +9,15 @@ and if everybody passes on it the next seat after it that still holds cards lead
 from __future__ import annotations
 
 from .cards import BASE_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
-from .plays import beats_values, hand_plays, is_bomb, is_valid_play, values_of
+from .plays import (
+    beats_values,
+    cached_hand_plays,
+    hand_plays,
+    is_bomb,
+    is_valid_play,
+    note_play,
+    values_of,
+)
 from .settle import settle_if_fixed
 from .state import PASS, Action, IllegalAction, State, TablePlay
 
@@ -30,9 +38,12 @@ def play_actions(state: State, seat: int) -> list[Action]:
     rules = state.rules
     table = state.table
     supers = supers_for(state, seat)
-    if table is not None and (table.bomb or not _may_beat(rules, state.hands[seat], supers, table.values)):
+    hand = state.hands[seat]
+    plays = cached_hand_plays(rules, hand, state.specials, supers)
+    if table is not None and plays is None and not _may_beat(rules, hand, supers, table.values):
         return [PASS]
-    plays = hand_plays(rules, state.hands[seat], state.specials, supers)
+    if plays is None:
+        plays = hand_plays(rules, hand, state.specials, supers)
     if table is None:
         return plays.lead_actions()
     return [PASS] + plays.answers(rules, table.values, table.bomb)
@@ -99,6 +110,7 @@ def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> N
     ordered = sort_codes(cards)
     hands = list(state.hands)
     hands[seat] = tuple(remaining)
+    note_play(rules, state.hands[seat], hands[seat], cards)
     state.hands = tuple(hands)
     state.table = TablePlay(seat, ordered, values, bomb)
     state.passed = ()
