@@ -136,8 +136,10 @@ SPECTACULAR_SETTINGS = {
 # machine free of servers.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL == "filesystem://":
+    # kombu's transport with atomic writes: its own can hand a worker a half-written message.
+    CELERY_BROKER_TRANSPORT = "config.filesystem_broker:Transport"
     _celery_dir = VAR_DIR / "celery"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "staging"):
         (_celery_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_celery_dir / "queue"),

@@ -12,5 +12,7 @@ BENCH_ENDPOINTS = True
 # Tasks that tests trigger on commit go nowhere unless a broker is named: the real-worker tests
 # (tests/games/test_worker.py) point the app at Redis themselves.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
+# The broker URL's scheme names the transport (base.py's filesystem transport class does not apply).
+CELERY_BROKER_TRANSPORT = None
 if CELERY_BROKER_URL == "memory://":
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
