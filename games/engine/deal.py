@@ -15,6 +15,7 @@ from collections import Counter
 
 from .cards import ALL_CODES, sort_codes
 from .exchanges import apply_tribute, buy_threes
+from .outcome import DealOutcome
 from .rules import RuleSet
 from .selection import advance_selection
 from .state import State
@@ -62,12 +63,25 @@ def _scripted_seed(hands, aside) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
+def previous_deal(context: DealOutcome | dict | None) -> tuple[int | None, dict | None]:
+    """(next_start_seat, tribute plan) left by the previous deal: a DealOutcome, or a dict with the
+    final_view's keys (a final_view itself, or a DealOutcome's JSON form)."""
+    if context is None:
+        return None, None
+    if isinstance(context, DealOutcome):
+        return context.next_start_seat, context.tribute.to_json()
+    if not isinstance(context, dict):
+        raise ValueError("context must be the previous deal's outcome or final_view")
+    return context.get("next_start_seat"), context.get("tribute")
+
+
 def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat: int | None = None,
-             candidate: int | None = None, context: dict | None = None, aside=None) -> State:
-    """Deal a new deal. Without `start_seat`, a `context` (the previous final_view) supplies its
-    `next_start_seat`, else seat 0 starts (RULES §2.1)."""
+             candidate: int | None = None, context: DealOutcome | dict | None = None, aside=None) -> State:
+    """Deal a new deal. Without `start_seat`, a `context` (the previous deal's DealOutcome or
+    final_view) supplies its `next_start_seat`, else seat 0 starts (RULES §2.1)."""
+    context_start, context_tribute = previous_deal(context)
     if start_seat is None:
-        start_seat = context.get("next_start_seat", 0) if context else 0
+        start_seat = context_start if context_start is not None else 0
     if not isinstance(start_seat, int) or isinstance(start_seat, bool) or not 0 <= start_seat < 5:
         raise ValueError("start_seat must be 0..4")
     if candidate is not None and (not isinstance(candidate, int) or not 0 <= candidate < 5):
@@ -101,8 +115,8 @@ def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat:
         dealt_order = [(seat, code) for seat in range(5) for code in hand_lists[seat]]
 
     events: list[dict] = []
-    if context and context.get("tribute") and rules.tribute != "none":
-        apply_tribute(hand_lists, context["tribute"], events)
+    if context_tribute and rules.tribute != "none":
+        apply_tribute(hand_lists, context_tribute, events)
     if rules.buy_three:
         buy_threes(hand_lists, start_seat, events)
 
