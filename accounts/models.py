@@ -8,6 +8,9 @@ from django.db import models
 
 class User(AbstractUser):
     is_guest = models.BooleanField(default=False)
+    # A bot user (CONTRACT §5) has no usable password and plays from the worker through the same
+    # service path as a player's move.
+    is_bot = models.BooleanField(default=False)
     # A banned user can still read, but every write answers 403 (accounts/permissions.py).
     banned = models.BooleanField(default=False)
 

@@ -185,9 +185,9 @@ REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
 EVENTS_MAX_WAIT = 30
 
-# Called, inside the transaction that ended a deal, with the finished game. It lives in settings so
-# that `games` never imports `matchmaking` (ARCHITECTURE.md: dependencies point one way).
-GAMES_DEAL_FINISHED_HANDLER = "matchmaking.services.table_deal_finished"
+# Bots (CONTRACT §5): a prompted bot seat acts this many seconds after the prompt, at this level.
+BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
+BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
 
 # /api/v1/_bench/... exists only when this is set (bench/api_moves.py).
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
