@@ -249,6 +249,7 @@ def _run_after_commit(change: Committed) -> None:
         tasks.game_autoplay_schedule(game_id=change.game_id, version=change.version)
         return
     if change.bot_seats:
-        tasks.game_bot_schedule(game_id=change.game_id, version=change.version, delay=settings.BOTS_DELAY_SECONDS)
+        delay = settings.BOTS_DELAY_SECONDS
+        tasks.game_bot_schedule(game_id=change.game_id, version=change.version, delay=delay)
     if change.deadline is not None:
         tasks.game_timer_schedule(game_id=change.game_id, version=change.version, deadline=change.deadline)

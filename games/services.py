@@ -141,9 +141,7 @@ def game_action_apply(
                 IdempotencyKey.objects.create(
                     user=user, key=idempotency_key, request_hash=request_hash, status_code=200, body=body
                 )
-            actions.after_commit(
-                actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending)
-            )
+            _after_commit(game=game, autoplay=autoplay)
     except IntegrityError as exc:
         # The same key was stored meanwhile by a request for another game (same-game requests are
         # serialized by the row lock); this transaction has been rolled back.
@@ -158,10 +156,13 @@ def game_action_apply(
     return 200, body
 
 
+def _after_commit(*, game: Game, autoplay: actions.Autoplay) -> None:
+    actions.after_commit(actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending))
+
+
 def _autoplay_and_commit(*, game: Game) -> None:
     """Inside the transaction: let trustee seats act, then register the after-commit effects."""
-    autoplay = actions.trustee_autoplay(game=game, state=selectors.game_state(game=game))
-    actions.after_commit(actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending))
+    _after_commit(game=game, autoplay=actions.trustee_autoplay(game=game, state=selectors.game_state(game=game)))
 
 
 def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
@@ -269,7 +270,7 @@ def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
         autoplay = actions.trustee_autoplay(game=game, state=selectors.game_state(game=game))
         if game.version == version:
             return False
-        actions.after_commit(actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending))
+        _after_commit(game=game, autoplay=autoplay)
     return True
 
 
