@@ -157,12 +157,14 @@ def game_action_apply(
 
 
 def _after_commit(*, game: Game, autoplay: actions.Autoplay) -> None:
-    actions.after_commit(actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending))
+    change = actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending)
+    actions.after_commit(change)
 
 
 def _autoplay_and_commit(*, game: Game) -> None:
     """Inside the transaction: let trustee seats act, then register the after-commit effects."""
-    _after_commit(game=game, autoplay=actions.trustee_autoplay(game=game, state=selectors.game_state(game=game)))
+    autoplay = actions.trustee_autoplay(game=game, state=selectors.game_state(game=game))
+    _after_commit(game=game, autoplay=autoplay)
 
 
 def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
