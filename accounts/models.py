@@ -103,3 +103,27 @@ class SideBias(models.Model):
 
     def __str__(self) -> str:
         return f"{self.preset} {self.shape} bias {self.mu:.1f}"
+
+
+class FeedCursor(models.Model):
+    """The newest seq of a user's feed; its row lock numbers appends one at a time (accounts/feed.py)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True)
+    last_seq = models.PositiveIntegerField(default=0)
+
+
+class FeedEvent(models.Model):
+    """One entry of a user's feed (CONTRACT §5 "Your feed"): everything addressed to him, in order."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "seq"], name="feed_event_unique_user_seq")]
+        ordering = ["user", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}#{self.seq} {self.type}"

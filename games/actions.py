@@ -17,7 +17,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import engine, selectors, wakeups
+from config import wakeups
+from games import engine, selectors
 from games.models import Event, Game, GameStatus
 
 FINISHED_PHASES = ("over", "void")

@@ -14,7 +14,8 @@ from rest_framework.views import APIView
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
-from games import selectors, services, wakeups
+from config import wakeups
+from games import selectors, services
 from games.models import GameStatus
 
 ACTION_TYPES = (

@@ -179,7 +179,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# Long-poll wake-ups (games/wakeups.py). Without Redis, waiters re-read the database every
+# Long-poll wake-ups (config/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.
 REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
