@@ -1,8 +1,12 @@
 """Thin views of the table API (CONTRACT §4 "Tables")."""
 
+from urllib.parse import parse_qs, urlsplit
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -62,6 +66,7 @@ class TableEmptyInputSerializer(StrictInputSerializer):
 class TableSeatUserOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
+    is_bot = serializers.BooleanField()
 
 
 class TableSeatOutputSerializer(serializers.Serializer):
@@ -113,7 +118,7 @@ _TABLE_EXAMPLE = {
     "private": False,
     "status": "waiting",
     "creator": 7,
-    "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua"}, "trustee": False}]
+    "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua", "is_bot": False}, "trustee": False}]
     + [{"seat": s, "user": None, "trustee": False} for s in range(1, 5)],
     "scores": [0, 0, 0, 0, 0],
     "games": [],
@@ -307,3 +312,67 @@ class UserHistoryApi(APIView):
     def get(self, request, user_id: int):
         penalties = selectors.user_penalties(user_id=user_id, viewer=request.user)
         return Response({"user": user_id, "penalties": PenaltyOutputSerializer(penalties, many=True).data})
+
+
+# --- The lobby (CONTRACT §5) ---------------------------------------------------------------------------
+
+
+class LobbyPagination(CursorPagination):
+    # Newest first; a cursor stays valid while tables are created ahead of it (no offset drift).
+    ordering = ("-created_at", "-id")
+    page_size = 20
+
+
+class TableListQueryInputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=TableStatus.choices, required=False, default=TableStatus.WAITING)
+    preset = serializers.ChoiceField(choices=PRESETS, required=False)
+    cursor = serializers.CharField(required=False, help_text="The `next` of the previous page.")
+
+
+class TableListOutputSerializer(serializers.Serializer):
+    results = TableDetailOutputSerializer(many=True)
+    next = serializers.CharField(
+        allow_null=True, help_text="Pass as `cursor` for the next page; null: no more."
+    )
+
+
+class TableCollectionApi(TableCreateApi):
+    """`tables`: POST creates a table (TableCreateApi), GET lists the lobby."""
+
+    @extend_schema(
+        operation_id="table_list",
+        tags=["tables"],
+        parameters=[TableListQueryInputSerializer],
+        responses={
+            200: TableListOutputSerializer,
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
+        },
+        examples=[
+            OpenApiExample(
+                "lobby",
+                value={"results": [_TABLE_EXAMPLE], "next": "cD0yMDI2LTEyLTAx"},
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description=(
+            "Public tables, newest first, 20 a page (private and matchmade tables are never listed). "
+            "`status` defaults to `waiting`."
+        ),
+    )
+    def get(self, request):
+        query = TableListQueryInputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        tables = selectors.tables_lobby(
+            status=query.validated_data["status"], preset=query.validated_data.get("preset")
+        )
+        paginator = LobbyPagination()
+        try:
+            page = paginator.paginate_queryset(tables, request, view=self)
+        except NotFound as exc:
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, "Invalid cursor.", extra={"fields": {"cursor": ["Invalid."]}}
+            ) from exc
+        next_link = paginator.get_next_link()
+        next_cursor = parse_qs(urlsplit(next_link).query).get("cursor", [None])[0] if next_link else None
+        return Response({"results": selectors.tables_lobby_rows(tables=page), "next": next_cursor})

@@ -1,11 +1,18 @@
+import statistics
+from collections import defaultdict
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import Count, Prefetch, QuerySet
+from django.utils import timezone
 
 from config.api.errors import ApiError, ErrorCode
+from games import engine
 from games import selectors as game_selectors
 from games.models import GameStatus
-from matchmaking.models import Penalty, Seat, Table
+from matchmaking.models import Penalty, Seat, Table, TableStatus, Ticket, TicketStatus
+from matchmaking.table_events import user_ref
 
 
 def table_get(*, table_id: int) -> Table:
@@ -29,7 +36,12 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
     )
     if table.private and not member:
         raise ApiError(ErrorCode.PERMISSION_DENIED, "This table is private.")
-    games = game_selectors.games_of_table(table_id=table.pk)
+    return _table_dict(table=table, seats=seats, member=member)
+
+
+def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
+    # A waiting table has never dealt (the fifth join starts the first deal and the table plays).
+    games = [] if table.status == TableStatus.WAITING else game_selectors.games_of_table(table_id=table.pk)
     current = next((g for g in reversed(games) if g.status == GameStatus.RUNNING), None)
     trustee = current.trustee if current else [False] * 5
     by_seat = {row.seat: row for row in seats}
@@ -47,9 +59,7 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
         "seats": [
             {
                 "seat": seat,
-                "user": {"id": by_seat[seat].user_id, "username": by_seat[seat].user.username}
-                if seat in by_seat
-                else None,
+                "user": user_ref(by_seat[seat].user) if seat in by_seat else None,
                 "trustee": bool(trustee[seat]),
             }
             for seat in range(5)
@@ -69,6 +79,20 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
     }
 
 
+def tables_lobby(*, status: str, preset: str | None) -> QuerySet[Table]:
+    """The lobby (CONTRACT §5): public tables, newest first. Private tables are never listed, nor
+    tables the matchmaker filled (they are full from the start)."""
+    tables = Table.objects.filter(private=False, matched=False, status=status)
+    if preset:
+        tables = tables.filter(preset=preset)
+    return tables.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+
+
+def tables_lobby_rows(*, tables: list[Table]) -> list[dict]:
+    """One page of the lobby; every table in it is public, so everyone sees the same rows."""
+    return [_table_dict(table=table, seats=list(table.seats.all()), member=False) for table in tables]
+
+
 def user_penalties(*, user_id: int, viewer: Any) -> list:
     """A player's penalties, newest first: seen by the player himself and by staff."""
     if not get_user_model().objects.filter(pk=user_id).exists():
@@ -76,3 +100,36 @@ def user_penalties(*, user_id: int, viewer: Any) -> list:
     if viewer.pk != user_id and not viewer.is_staff:
         raise ApiError(ErrorCode.PERMISSION_DENIED, "Only the player and staff see his penalties.")
     return list(Penalty.objects.filter(user_id=user_id).order_by("-created_at", "-id"))
+
+
+def ticket_is_settled(*, ticket_id: int) -> bool:
+    """For the long-poll: the ticket is no longer waiting (or is gone)."""
+    return not Ticket.objects.filter(pk=ticket_id, status=TicketStatus.WAITING).exists()
+
+
+# How far back `median_wait` looks: recent enough to say what a player queueing now can expect.
+STATS_WINDOW = timedelta(hours=1)
+
+
+def tickets_stats(*, now: datetime | None = None) -> list[dict]:
+    """Per preset: tickets waiting now, and the median seconds from queueing to a seat over the
+    tickets matched in the last STATS_WINDOW (null when none were)."""
+    now = now or timezone.now()
+    waiting = dict(
+        Ticket.objects.filter(status=TicketStatus.WAITING)
+        .values("preset")
+        .annotate(count=Count("pk"))
+        .values_list("preset", "count")
+    )
+    waits: dict[str, list[float]] = defaultdict(list)
+    matched = Ticket.objects.filter(status=TicketStatus.MATCHED, matched_at__gte=now - STATS_WINDOW)
+    for preset, created_at, matched_at in matched.values_list("preset", "created_at", "matched_at"):
+        waits[preset].append(max((matched_at - created_at).total_seconds(), 0.0))
+    return [
+        {
+            "preset": preset,
+            "waiting": waiting.get(preset, 0),
+            "median_wait": round(statistics.median(waits[preset]), 1) if waits[preset] else None,
+        }
+        for preset in engine.PRESETS
+    ]

@@ -1,9 +1,9 @@
 from django.urls import path
 
-from matchmaking import apis
+from matchmaking import apis, ticket_apis
 
 urlpatterns = [
-    path("tables", apis.TableCreateApi.as_view(), name="table-create"),
+    path("tables", apis.TableCollectionApi.as_view(), name="table-create"),
     path("tables/<int:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<int:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<int:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
@@ -13,4 +13,7 @@ urlpatterns = [
         name="table-seat-remove",
     ),
     path("users/<int:user_id>/history", apis.UserHistoryApi.as_view(), name="user-history"),
+    path("matchmaking/tickets", ticket_apis.TicketCreateApi.as_view(), name="ticket-create"),
+    path("matchmaking/tickets/<int:ticket_id>", ticket_apis.ticket_detail_view, name="ticket-detail"),
+    path("matchmaking/stats", ticket_apis.MatchmakingStatsApi.as_view(), name="matchmaking-stats"),
 ]

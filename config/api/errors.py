@@ -31,6 +31,9 @@ class ErrorCode(models.TextChoices):
     BAD_CALL = "bad_call"
     THROTTLED = "throttled"
     SERVER_ERROR = "server_error"
+    BANNED = "banned"
+    TICKET_EXISTS = "ticket_exists"
+    TICKET_MATCHED = "ticket_matched"
 
 
 # The HTTP status of every code; an engine code not listed here is a rule violation (422).
@@ -61,6 +64,9 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.BAD_CALL: status.HTTP_422_UNPROCESSABLE_ENTITY,
     ErrorCode.THROTTLED: status.HTTP_429_TOO_MANY_REQUESTS,
     ErrorCode.SERVER_ERROR: status.HTTP_500_INTERNAL_SERVER_ERROR,
+    ErrorCode.BANNED: status.HTTP_403_FORBIDDEN,
+    ErrorCode.TICKET_EXISTS: status.HTTP_409_CONFLICT,
+    ErrorCode.TICKET_MATCHED: status.HTTP_409_CONFLICT,
 }
 
 
