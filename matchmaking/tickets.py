@@ -68,7 +68,8 @@ def ticket_create(
     measure of skill. A waiting ticket of the same user is a 409, unless it is stale (then it expires)."""
     _check_may_queue(user)
     rules = game_selectors.rules_for(preset=preset, options=options)
-    options = dict(options)
+    # With the preset's defaults filled in, so `{}` and the explicit defaults share one queue.
+    options = rules.option_dict
     if party:
         rated = False
     now = timezone.now()
