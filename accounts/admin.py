@@ -8,7 +8,7 @@ from accounts.models import AuthToken, Rating, RatingChange, SideBias, User
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     list_display = ("username", "is_guest", "banned", "is_staff", "date_joined")
-    list_filter = ("banned", "is_guest", "is_staff")
+    list_filter = ("banned", "is_guest", "is_bot", "is_staff")
     fieldsets = (*DjangoUserAdmin.fieldsets, ("Game service", {"fields": ("is_guest", "banned")}))
     actions = ("ban_users", "unban_users")
 

@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 
 from config.api.errors import ApiError
 from matchmaking import services
-from matchmaking.models import Penalty, Seat, Table
+from matchmaking.models import Penalty, Seat, Table, Ticket
 
 
 class SeatInline(admin.TabularInline):
@@ -16,7 +16,7 @@ class SeatInline(admin.TabularInline):
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
     list_display = ("id", "preset", "status", "private", "deals", "deals_done", "creator", "created_at")
-    list_filter = ("status", "preset", "private")
+    list_filter = ("status", "preset", "private", "matched", "rated")
     inlines = [SeatInline]
     readonly_fields = ("scores", "deals_done", "created_at")
     raw_id_fields = ("creator",)
@@ -65,4 +65,34 @@ class PenaltyAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Ticket)
+class TicketAdmin(admin.ModelAdmin):
+    """Quick-match tickets; read-only: the ticket services and the matcher own every change."""
+
+    list_display = ("id", "user", "status", "preset", "rated", "bots", "party", "created_at", "table")
+    list_filter = ("status", "preset", "rated", "bots")
+    search_fields = ("user__username", "party")
+    date_hierarchy = "created_at"
+    raw_id_fields = ("user", "table", "game")
+    readonly_fields = (
+        "user",
+        "status",
+        "preset",
+        "options",
+        "rated",
+        "bots",
+        "party",
+        "rating",
+        "created_at",
+        "last_polled_at",
+        "matched_at",
+        "table",
+        "game",
+        "seat",
+    )
+
+    def has_add_permission(self, request) -> bool:
         return False

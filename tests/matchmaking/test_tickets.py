@@ -258,3 +258,32 @@ def test_a_bad_wait_is_400(player):
     ticket = _queue(client)
     assert_error(client.get(f"{TICKETS}/{ticket['id']}?wait=soon"), 400, "invalid_request")
     assert_error(client.get(f"{TICKETS}/{ticket['id']}?wait=-1"), 400, "invalid_request")
+
+
+def test_the_admin_lists_tickets_by_status_and_finds_them_by_username(client, make_user, make_client):
+    admin_user, _ = make_user(staff=True)
+    admin_user.is_superuser = True
+    admin_user.save()
+    client.force_login(admin_user)
+    waiting_user, token = make_user(username="waiting-one")
+    _queue(make_client(token))
+    cancelled_user, token = make_user(username="cancelled-one")
+    cancelled = _queue(make_client(token))
+    make_client(token).delete(f"{TICKETS}/{cancelled['id']}")
+    page = client.get("/admin/matchmaking/ticket/", {"status__exact": "waiting"}).content.decode()
+    assert "waiting-one" in page and "cancelled-one" not in page
+    page = client.get("/admin/matchmaking/ticket/", {"q": "cancelled-one"}).content.decode()
+    assert "cancelled-one" in page and "waiting-one" not in page
+
+
+def test_the_user_admin_filters_bot_users(client, make_user):
+    from matchmaking.bots import bot_user_create
+
+    admin_user, _ = make_user(staff=True, username="the-admin")
+    admin_user.is_superuser = True
+    admin_user.save()
+    client.force_login(admin_user)
+    make_user(username="plain-human")
+    bot = bot_user_create()
+    page = client.get("/admin/accounts/user/", {"is_bot__exact": "1"}).content.decode()
+    assert bot.username in page and "plain-human" not in page
