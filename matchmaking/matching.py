@@ -88,12 +88,12 @@ def _bots_due(group: Iterable[Ticket], now: datetime) -> bool:
 
 
 def plan_rated(pool: list[Ticket], now: datetime) -> list[Group]:
-    taken: set[int] = set()
+    # The ladder: the untaken tickets by rating, kept sorted as groups leave it.
+    ladder = sorted(pool, key=lambda t: (t.rating, t.created_at, t.pk))
     groups: list[Group] = []
     for anchor in _by_age(pool):
-        if anchor.pk in taken:
+        if anchor not in ladder:
             continue
-        ladder = sorted((t for t in pool if t.pk not in taken), key=lambda t: (t.rating, t.created_at, t.pk))
         group = _tightest_five(ladder, anchor)
         if group is not None and rating_spread(group) <= allowed_spread(group=group, now=now):
             groups.append(Group(tickets=tuple(group)))
@@ -102,7 +102,7 @@ def plan_rated(pool: list[Ticket], now: datetime) -> list[Group]:
             groups.append(Group(tickets=tuple(group), bots=SEATS - len(group)))
         else:
             continue
-        taken.update(t.pk for t in groups[-1].tickets)
+        ladder = [t for t in ladder if t not in group]
     return groups
 
 

@@ -331,3 +331,19 @@ def test_cancel_racing_the_matcher_ends_either_cancelled_or_seated_never_both(ro
     else:
         assert ticket.status == TicketStatus.CANCELLED and not seated and cancel == "cancelled"
         assert matched == 0 and not Table.objects.exists()
+
+
+def test_the_beat_task_runs_the_matcher_every_interval(queue, settings):
+    from config.celery import app
+    from matchmaking import tasks
+
+    entry = next(
+        e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == "matchmaking.tickets_match"
+    )
+    assert entry["schedule"] == settings.MATCHMAKING_INTERVAL
+    # Found by the worker's autodiscovery under the name beat sends.
+    assert "matchmaking.tickets_match" in app.tasks
+    for _ in range(5):
+        queue()
+    assert tasks.tickets_match.apply().get() == 5
+    assert Ticket.objects.filter(status=TicketStatus.MATCHED).count() == 5
