@@ -26,6 +26,7 @@ Seating one table is one savepoint inside the pool's transaction: the table, its
 player; the ticket long-polls are woken after commit.
 """
 
+import bisect
 import json
 import logging
 import random
@@ -87,45 +88,64 @@ def _bots_due(group: Iterable[Ticket], now: datetime) -> bool:
 # --- Planning (pure: tickets in, groups out) ---------------------------------------------------------
 
 
+def _ladder_key(ticket: Ticket) -> tuple:
+    return (ticket.rating, ticket.created_at, ticket.pk)
+
+
 def plan_rated(pool: list[Ticket], now: datetime) -> list[Group]:
-    # The ladder: the untaken tickets by rating, kept sorted as groups leave it.
-    ladder = sorted(pool, key=lambda t: (t.rating, t.created_at, t.pk))
+    # The ladder: the untaken tickets by rating (with its keys for bisection), kept sorted as groups
+    # leave it, so a pool of n tickets costs O(n log n) comparisons plus list moves done in C.
+    ladder = sorted(pool, key=_ladder_key)
+    keys = [_ladder_key(t) for t in ladder]
+    widest = allowed_spread(group=pool, now=now) if pool else 0.0
     groups: list[Group] = []
     for anchor in _by_age(pool):
-        if anchor not in ladder:
-            continue
-        group = _tightest_five(ladder, anchor)
+        index = bisect.bisect_left(keys, _ladder_key(anchor))
+        if index == len(keys) or keys[index] != _ladder_key(anchor):
+            continue  # already seated in this run
+        group = _tightest_five(ladder, index)
         if group is not None and rating_spread(group) <= allowed_spread(group=group, now=now):
             groups.append(Group(tickets=tuple(group)))
         elif _bots_due([anchor], now):
-            group = _nearest_accepting_bots(ladder, anchor, now)
+            group = _nearest_accepting_bots(ladder, index, now, widest=widest)
             groups.append(Group(tickets=tuple(group), bots=SEATS - len(group)))
         else:
             continue
-        ladder = [t for t in ladder if t not in group]
+        for ticket in group:
+            position = bisect.bisect_left(keys, _ladder_key(ticket))
+            del keys[position], ladder[position]
     return groups
 
 
-def _tightest_five(ladder: list[Ticket], anchor: Ticket) -> list[Ticket] | None:
-    """Of the windows of five consecutive ratings that contain `anchor`, the narrowest."""
+def _tightest_five(ladder: list[Ticket], index: int) -> list[Ticket] | None:
+    """Of the windows of five consecutive ratings that contain ladder[index], the narrowest."""
     if len(ladder) < SEATS:
         return None
-    index = ladder.index(anchor)
     starts = range(max(0, index - SEATS + 1), min(index, len(ladder) - SEATS) + 1)
     return min((ladder[s : s + SEATS] for s in starts), key=rating_spread)
 
 
-def _nearest_accepting_bots(ladder: list[Ticket], anchor: Ticket, now: datetime) -> list[Ticket]:
+def _nearest_accepting_bots(
+    ladder: list[Ticket], index: int, now: datetime, *, widest: float
+) -> list[Ticket]:
+    """ladder[index] and up to three more bots-accepting tickets, nearest in rating first, that keep the
+    group inside its window. The walk outwards stops `widest` (the pool's widest window) away."""
+    anchor = ladder[index]
     group = [anchor]
-    others = sorted(
-        (t for t in ladder if t.pk != anchor.pk and t.bots),
-        key=lambda t: (abs(t.rating - anchor.rating), t.pk),
-    )
-    for candidate in others:
-        if len(group) == SEATS - 1:
+    left, right = index - 1, index + 1
+    while len(group) < SEATS - 1:
+        left_gap = anchor.rating - ladder[left].rating if left >= 0 else None
+        right_gap = ladder[right].rating - anchor.rating if right < len(ladder) else None
+        if left_gap is None and right_gap is None:
+            break
+        if right_gap is None or (left_gap is not None and left_gap <= right_gap):
+            candidate, gap, left = ladder[left], left_gap, left - 1
+        else:
+            candidate, gap, right = ladder[right], right_gap, right + 1
+        if gap > widest:
             break
         trial = [*group, candidate]
-        if rating_spread(trial) <= allowed_spread(group=trial, now=now):
+        if candidate.bots and rating_spread(trial) <= allowed_spread(group=trial, now=now):
             group = trial
     return group
 
