@@ -21,9 +21,9 @@ seconds when every ticket of the table accepts bots.
 Concurrency: each pool's tickets are locked with `select_for_update(skip_locked=True)`, so two runs
 at once share the tickets out instead of both seating one, and a ticket that is being cancelled
 (locked by the cancel) is skipped; a cancelled ticket is no longer `waiting` and is never read.
-Seating one table is one savepoint inside the pool's transaction: the table, its seats (through
-`table_join`, so the fifth starts the deal), the tickets and a `ticket_matched` feed entry per
-player; the ticket long-polls are woken after commit.
+Seating one table is one savepoint inside a transaction of at most TABLES_PER_TRANSACTION tables:
+the table, its seats (through `table_join`, so the fifth starts the deal), the tickets and a
+`ticket_matched` feed entry per player; the ticket long-polls are woken after commit.
 """
 
 import bisect
@@ -212,8 +212,22 @@ def tickets_match(now: datetime | None = None) -> int:
     return sum(_pool_match(preset=preset, rated=rated, now=now) for preset, rated in sorted(keys))
 
 
+# One transaction seats at most this many tables, so its ticket locks are held (and its players'
+# wake-ups, sent at commit, wait) no longer than that takes; the next batch re-reads and re-plans.
+TABLES_PER_TRANSACTION = 10
+
+
 def _pool_match(*, preset: str, rated: bool, now: datetime) -> int:
     seated = 0
+    while True:
+        batch, more = _pool_match_batch(preset=preset, rated=rated, now=now)
+        seated += batch
+        if not (more and batch):
+            return seated
+
+
+def _pool_match_batch(*, preset: str, rated: bool, now: datetime) -> tuple[int, bool]:
+    """Seat up to TABLES_PER_TRANSACTION tables; also says whether more groups were ready."""
     with transaction.atomic():
         waiting = list(
             Ticket.objects.select_for_update(skip_locked=True, of=("self",))
@@ -227,13 +241,16 @@ def _pool_match(*, preset: str, rated: bool, now: datetime) -> int:
                 tickets.ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED)
                 continue
             pools[json.dumps(ticket.options, sort_keys=True)].append(ticket)
-        for pool in pools.values():
-            plan = plan_rated(pool, now) if rated else plan_unrated(pool, now)
-            for group in plan:
-                seated += _group_seat(
-                    group=group, preset=preset, options=pool[0].options, rated=rated, now=now
-                )
-    return seated
+        ready = [
+            (group, pool[0].options)
+            for pool in pools.values()
+            for group in (plan_rated(pool, now) if rated else plan_unrated(pool, now))
+        ]
+        seated = sum(
+            _group_seat(group=group, preset=preset, options=options, rated=rated, now=now)
+            for group, options in ready[:TABLES_PER_TRANSACTION]
+        )
+    return seated, len(ready) > TABLES_PER_TRANSACTION
 
 
 def _group_seat(*, group: Group, preset: str, options: dict, rated: bool, now: datetime) -> int:

@@ -347,3 +347,11 @@ def test_the_beat_task_runs_the_matcher_every_interval(queue, settings):
         queue()
     assert tasks.tickets_match.apply().get() == 5
     assert Ticket.objects.filter(status=TicketStatus.MATCHED).count() == 5
+
+
+def test_one_run_seats_every_ready_table_across_several_transactions(queue, monkeypatch):
+    monkeypatch.setattr(matching, "TABLES_PER_TRANSACTION", 2)
+    made = [queue(rating=float(i)) for i in range(25)]
+    assert matching.tickets_match() == 25
+    assert Table.objects.count() == 5
+    assert not Ticket.objects.filter(pk__in=[t.pk for t in made], status="waiting").exists()
