@@ -3,6 +3,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Prefetch, QuerySet
 from django.utils import timezone
@@ -133,3 +134,21 @@ def tickets_stats(*, now: datetime | None = None) -> list[dict]:
         }
         for preset in engine.PRESETS
     ]
+
+
+def user_active(*, user: Any) -> dict:
+    """CONTRACT §5 "Where am I": the user's seats at unfinished tables (newest first, with the running
+    deal or null) and his live waiting tickets, so a client that restarts finds its games."""
+    seats = (
+        Seat.objects.filter(user=user, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING])
+        .order_by("-table__created_at", "-table_id")
+        .values_list("table_id", "seat")
+    )
+    tables = [
+        {"table": table_id, "seat": seat, "game": game_selectors.game_running_id(table_id=table_id)}
+        for table_id, seat in seats
+    ]
+    # A stale ticket is as good as expired (tickets.ticket_is_stale); it is not offered as live.
+    fresh_since = timezone.now() - timedelta(seconds=settings.MATCHMAKING_TICKET_TTL)
+    waiting = Ticket.objects.filter(user=user, status=TicketStatus.WAITING, last_polled_at__gte=fresh_since)
+    return {"tables": tables, "tickets": list(waiting)}

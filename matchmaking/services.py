@@ -91,9 +91,7 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
             if seat is None:
                 seat = min(set(range(5)) - set(taken))
             Seat.objects.create(table=table, seat=seat, user=user)
-            table_events.append(
-                table=table, type="seat_taken", data={"seat": seat, "user": user_ref(user)}
-            )
+            table_events.append(table=table, type="seat_taken", data={"seat": seat, "user": user_ref(user)})
             if len(taken) == 4:
                 table.status = TableStatus.PLAYING
                 table.save(update_fields=["status"])

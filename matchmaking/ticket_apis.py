@@ -234,3 +234,39 @@ class MatchmakingStatsApi(APIView):
     )
     def get(self, request):
         return Response({"presets": selectors.tickets_stats()})
+
+
+class ActiveSeatOutputSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    game = serializers.IntegerField(allow_null=True, help_text="The running deal; null between deals.")
+
+
+class MeActiveOutputSerializer(serializers.Serializer):
+    tables = ActiveSeatOutputSerializer(many=True)
+    tickets = TicketOutputSerializer(many=True, help_text="Waiting tickets.")
+
+
+class MeActiveApi(APIView):
+    @extend_schema(
+        operation_id="me_active",
+        tags=["matchmaking"],
+        responses={200: MeActiveOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
+        examples=[
+            OpenApiExample(
+                "active",
+                value={
+                    "tables": [{"table": 12, "seat": 3, "game": 30}],
+                    "tickets": [],
+                },
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description="Your seats at unfinished tables and your waiting tickets, for a restarted client.",
+    )
+    def get(self, request):
+        active = selectors.user_active(user=request.user)
+        return Response(
+            {"tables": active["tables"], "tickets": TicketOutputSerializer(active["tickets"], many=True).data}
+        )

@@ -15,5 +15,6 @@ urlpatterns = [
     path("users/<int:user_id>/history", apis.UserHistoryApi.as_view(), name="user-history"),
     path("matchmaking/tickets", ticket_apis.TicketCreateApi.as_view(), name="ticket-create"),
     path("matchmaking/tickets/<int:ticket_id>", ticket_apis.ticket_detail_view, name="ticket-detail"),
+    path("me/active", ticket_apis.MeActiveApi.as_view(), name="me-active"),
     path("matchmaking/stats", ticket_apis.MatchmakingStatsApi.as_view(), name="matchmaking-stats"),
 ]

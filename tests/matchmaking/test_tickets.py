@@ -287,3 +287,17 @@ def test_the_user_admin_filters_bot_users(client, make_user):
     bot = bot_user_create()
     page = client.get("/admin/accounts/user/", {"is_bot__exact": "1"}).content.decode()
     assert bot.username in page and "plain-human" not in page
+
+
+def test_me_active_lists_the_callers_seats_and_live_waiting_tickets(make_table, make_user, make_client):
+    setup = make_table()
+    seated = setup["clients"][2]
+    body = seated.get("/api/v1/me/active").json()
+    assert body == {"tables": [{"table": setup["table"], "seat": 2, "game": setup["game"]}], "tickets": []}
+    _, token = make_user()
+    client = make_client(token)
+    ticket = _queue(client)
+    body = client.get("/api/v1/me/active").json()
+    assert body["tables"] == [] and [t["id"] for t in body["tickets"]] == [ticket["id"]]
+    client.delete(f"{TICKETS}/{ticket['id']}")
+    assert client.get("/api/v1/me/active").json() == {"tables": [], "tickets": []}
