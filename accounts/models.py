@@ -111,6 +111,9 @@ class FeedCursor(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True)
     last_seq = models.PositiveIntegerField(default=0)
 
+    def __str__(self) -> str:
+        return f"feed of {self.user_id} at {self.last_seq}"
+
 
 class FeedEvent(models.Model):
     """One entry of a user's feed (CONTRACT §5 "Your feed"): everything addressed to him, in order."""

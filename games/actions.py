@@ -113,20 +113,39 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
     return new_state, rows
 
 
-def _persist(*, game: Game, state: Any, rows: list[Event]) -> None:
+def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
     Event.objects.bulk_create(rows)
     game.state = engine.to_json(state)
     game.save(update_fields=["state", "version", "deadline", "last_seq"])
     selectors.game_state_remember(game=game, state=state)
     if state.phase in FINISHED_PHASES:
         deal_finish(game=game, state=state)
+    elif not same_prompt(before=before, after=state):
+        prompts_announce(game=game, state=state)
+
+
+def prompts_announce(*, game: Game, state: Any) -> None:
+    """A `your_turn` entry in the feed of each player a new prompt asks to act (CONTRACT §5). Not for
+    bots, seats on trustee (they act at once) or players who left; not for the rest of a window that
+    one seat has just answered (the others' prompt is the same one)."""
+    from accounts.feed import feed_append
+
+    deadline = game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None
+    for seat in engine.to_act(state):
+        if game.bots[seat] or game.trustee[seat] or game.left[seat] or game.seat_user_ids[seat] is None:
+            continue
+        feed_append(
+            user_id=game.seat_user_ids[seat],
+            type="your_turn",
+            data={"game": game.pk, "version": game.version, "deadline": deadline},
+        )
 
 
 def action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
     """Apply one action of `seat` to the locked `game` and persist it (events, version, deadline);
     raises engine.IllegalAction, changing nothing. Moves, timeouts, 托管 and bots all come here."""
     new_state, rows = _action_step(game=game, seat=seat, state=state, action=action)
-    _persist(game=game, state=new_state, rows=rows)
+    _persist(game=game, before=state, state=new_state, rows=rows)
     return new_state
 
 
@@ -144,6 +163,7 @@ def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
     rows: list[Event] = []
     applied = 0
     pending = False
+    before = state
     while state.phase not in FINISHED_PHASES:
         seats = [seat for seat in engine.to_act(state) if game.trustee[seat]]
         if not seats:
@@ -156,7 +176,7 @@ def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
         rows += action_rows
         applied += 1
     if rows:
-        _persist(game=game, state=state, rows=rows)
+        _persist(game=game, before=before, state=state, rows=rows)
     return Autoplay(state=state, pending=pending)
 
 

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.feed import feed_append
 from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, selectors
 from games.lock_objects import game_lock
@@ -60,6 +61,12 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
         game.finished_at = timezone.now()
         game.deadline = None
         game.save(update_fields=["status", "final", "finished_at", "deadline"])
+    for seat, taken in enumerate(seats):
+        if taken and not taken["is_bot"]:
+            started = {"table": table.pk, "game": game.pk, "seat": seat}
+            feed_append(user_id=taken["user_id"], type="deal_started", data=started)
+    if game.status == GameStatus.RUNNING:
+        actions.prompts_announce(game=game, state=state)
     actions.after_commit(actions.committed(game=game, state=state))
     return game
 

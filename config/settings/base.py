@@ -128,6 +128,10 @@ SPECTACULAR_SETTINGS = {
         "ErrorCodeEnum": "config.api.errors.ErrorCode",
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
+        "TableEventTypeEnum": "matchmaking.event_apis.TABLE_EVENT_TYPES",
+        "ActionTypeEnum": "games.apis.ACTION_TYPES",
+        "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
+        "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
     },
     "AUTHENTICATION_WHITELIST": ["accounts.authentication.BearerTokenAuthentication"],
 }
@@ -184,6 +188,9 @@ CELERY_BEAT_SCHEDULE = {
 REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
 EVENTS_MAX_WAIT = 30
+# The SSE form of `GET me/events`: a comment line this often, and a stream ends after this long.
+EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
+EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
 
 # Bots (CONTRACT §5): a prompted bot seat acts this many seconds after the prompt, at this level.
 BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
