@@ -53,7 +53,8 @@ def test_an_action_prompts_the_next_seat_and_nobody_twice(make_table):
             # A window keeps one prompt: its other seats are not prompted again by one answer.
             assert len(turns) <= 1
             if turns:
-                assert turns[0]["game"] == game.pk and turns[0]["version"] == Game.objects.get(pk=game.pk).version
+                assert turns[0]["game"] == game.pk
+                assert turns[0]["version"] == Game.objects.get(pk=game.pk).version
         before = [_feed(client)["last_seq"] for client in setup["clients"]]
 
 
@@ -80,7 +81,8 @@ def test_the_feed_as_server_sent_events(make_table, make_client, settings):
     text = _read_stream(response)
     assert "id: 1\nevent: deal_started\ndata: " in text
     # Reconnecting with Last-Event-ID resumes after it.
-    again = setup["clients"][0].get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream", HTTP_LAST_EVENT_ID="1")
+    stream = {"HTTP_ACCEPT": "text/event-stream", "HTTP_LAST_EVENT_ID": "1"}
+    again = setup["clients"][0].get("/api/v1/me/events", **stream)
     assert "id: 1\n" not in _read_stream(again)
     unauthenticated = make_client().get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream")
     assert unauthenticated.status_code == 401

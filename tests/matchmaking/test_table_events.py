@@ -61,7 +61,8 @@ def test_leaving_shows_in_the_log_and_the_table_closes_with_its_reason(make_tabl
 def test_a_private_tables_log_is_for_its_members(make_table, make_user, make_client):
     setup = make_table(private=True)
     _, outsider = make_user()
-    assert_error(make_client(outsider).get(f"/api/v1/tables/{setup['table']}/events"), 403, "permission_denied")
+    url = f"/api/v1/tables/{setup['table']}/events"
+    assert_error(make_client(outsider).get(url), 403, "permission_denied")
     assert_error(make_client(outsider).get("/api/v1/tables/999999/events"), 404, "not_found")
     assert_error(setup["clients"][0].get(f"/api/v1/tables/{setup['table']}/events", {"after": -1}), 400,
                  "invalid_request")
