@@ -55,6 +55,19 @@ def _default_aside(rules: RuleSet, hands: list[list[str]]) -> list[str]:
     return [card] if held < Counter(rules.deck)[card] else []
 
 
+def _set_aside_given_emperor_card(rules: RuleSet, hands: list[list[str]], aside: list[str]) -> int | None:
+    """wuren: a given hand's `BJ*` is the set-aside card (CONTRACT §1), so it leaves that hand and
+    travels with the candidacy as a dealt one would; its holder is the candidate unless one is
+    fixed. Returns the holder, or None."""
+    if rules.candidate_mode != "random" or rules.aside_card != "BJ*":
+        return None
+    holder = next((seat for seat, hand in enumerate(hands) if "BJ*" in hand), None)
+    if holder is not None:
+        hands[holder].remove("BJ*")
+        aside.append("BJ*")
+    return holder
+
+
 def _scripted_seed(hands, aside) -> int:
     """A deal from given hands without a seed still needs one for its draws (wuren's candidate,
     laowang's turned card). **D:** it is derived from the hands, so the same setup always replays
@@ -112,6 +125,9 @@ def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat:
         hand_lists, aside_list = _check_hands(rules, hands, aside)
         if aside is None:
             aside_list = _default_aside(rules, hand_lists)
+        given_holder = _set_aside_given_emperor_card(rules, hand_lists, aside_list)
+        if candidate is None:
+            candidate = given_holder
         dealt_order = [(seat, code) for seat in range(5) for code in hand_lists[seat]]
 
     events: list[dict] = []
