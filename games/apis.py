@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import shutdown
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
@@ -396,7 +397,8 @@ def _events_long_poll_view():
         end = time.monotonic() + wait
         changed = sync_to_async(selectors.game_events_changed)
         async with wakeups.Waiter(game_id) as waiter:
-            while (left := end - time.monotonic()) > 0:
+            # A process told to stop answers at once with what it has (config/shutdown.py).
+            while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
                 if await changed(game_id=game_id, after=after):
                     break
                 await waiter.wait(left)
