@@ -25,7 +25,8 @@ _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 _LATENESS_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60)
 
 http_requests = Counter(
-    "baohuang_http_requests", "HTTP requests answered, by route pattern, method and status.",
+    "baohuang_http_requests",
+    "HTTP requests answered, by route pattern, method and status.",
     ["route", "method", "status"],
 )
 http_request_duration = Histogram(
@@ -57,8 +58,9 @@ timer_lateness = Histogram(
     "From a turn deadline to the commit of the action it caused.",
     buckets=_LATENESS_BUCKETS,
 )
-bot_actions = Counter("baohuang_bot_actions", "Actions played by bots, by preset and action type.",
-                      ["preset", "type"])
+bot_actions = Counter(
+    "baohuang_bot_actions", "Actions played by bots, by preset and action type.", ["preset", "type"]
+)
 webhook_deliveries = Counter(
     "baohuang_webhook_deliveries", "Webhook delivery attempts, by outcome.", ["outcome"]
 )
