@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction
+from django.core.signals import request_finished
+from django.dispatch import receiver
 from django.utils.decorators import sync_and_async_middleware
 from django.utils.functional import SimpleLazyObject, empty
 
@@ -137,44 +139,38 @@ def _log_access(request: Any, response: Any, started: float) -> None:
     )
 
 
+@receiver(request_finished)
+def _forget_request(**kwargs) -> None:
+    # Sent once the response is closed, after Django's own "Not Found: ..." warnings, which so still
+    # carry the request's id. (Under ASGI each request has a context of its own anyway.)
+    clear()
+
+
 @sync_and_async_middleware
 def request_context_middleware(get_response):
     """Give every request an id (the caller's `X-Request-ID` if safe), log one access line, and send
     the id back. Async-capable, so the events long-poll still waits without holding a thread."""
 
-    def begin(request) -> tuple[contextvars.Token, float]:
-        request_id = request_id_from_header(request.headers.get(REQUEST_ID_HEADER))
-        request.request_id = request_id
-        return _current.set(Context(request_id=request_id, request=request)), time.perf_counter()
+    def begin(request) -> float:
+        request.request_id = request_id_from_header(request.headers.get(REQUEST_ID_HEADER))
+        _current.set(Context(request_id=request.request_id, request=request))
+        return time.perf_counter()
 
-    def finish(request, response, token, started):
-        try:
-            response[REQUEST_ID_HEADER] = request.request_id
-            _log_access(request, response, started)
-        finally:
-            _current.reset(token)
+    def finish(request, response, started: float):
+        response[REQUEST_ID_HEADER] = request.request_id
+        _log_access(request, response, started)
         return response
 
     if iscoroutinefunction(get_response):
 
         async def middleware(request):
-            token, started = begin(request)
-            try:
-                response = await get_response(request)
-            except BaseException:
-                _current.reset(token)
-                raise
-            return finish(request, response, token, started)
+            started = begin(request)
+            return finish(request, await get_response(request), started)
 
     else:
 
         def middleware(request):
-            token, started = begin(request)
-            try:
-                response = get_response(request)
-            except BaseException:
-                _current.reset(token)
-                raise
-            return finish(request, response, token, started)
+            started = begin(request)
+            return finish(request, get_response(request), started)
 
     return middleware

@@ -108,3 +108,16 @@ def test_probes_are_not_in_the_openapi_schema(client, make_user, make_client):
     assert schema.status_code == 200
     paths = schema.json()["paths"]
     assert paths and not any(word in path for path in paths for word in ("healthz", "readyz", "metrics"))
+
+
+def test_readyz_gives_up_on_a_database_that_accepts_but_never_answers(client, monkeypatch, settings):
+    settings.READYZ_TIMEOUT = 0.3
+    # A listening socket nobody accepts on: the TCP handshake succeeds, PostgreSQL's greeting never comes.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        monkeypatch.setitem(connection.settings_dict, "HOST", "127.0.0.1")
+        monkeypatch.setitem(connection.settings_dict, "PORT", silent.getsockname()[1])
+        body = assert_error(client.get("/readyz"), 503, "service_unavailable")
+    assert body["extra"]["failing"] == ["database"]
+    assert body["extra"]["checks"]["database"] == "failed: timed out"

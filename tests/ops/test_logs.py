@@ -153,3 +153,11 @@ def test_no_hand_seed_or_token_reaches_a_log_line_of_a_played_deal(make_table, j
     for line in lines:
         for secret in secrets:
             assert secret not in line, f"log line leaks {secret[:40]}: {line[:300]}"
+
+
+def test_djangos_own_warnings_carry_the_request_id(client, json_lines):
+    assert client.get("/api/v1/no-such-thing", HTTP_X_REQUEST_ID="rid-404").status_code == 404
+    warnings = [r for r in map(json.loads, json_lines()) if r["logger"] == "django.request"]
+    assert warnings and all(r["request_id"] == "rid-404" for r in warnings), warnings
+    # Once the response is closed the request is forgotten.
+    assert request_context.current_fields()["request_id"] is None
