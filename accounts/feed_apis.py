@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import feed
-from config import wakeups
+from config import shutdown, wakeups
 from config.api.errors import ErrorCode
 from config.api.long_poll import long_poll_view
 from config.api.schema import error_responses
@@ -115,7 +115,7 @@ async def _stream(user_id: int, after: int):
     read = sync_to_async(feed.feed_read)
     yield f"retry: 2000\n: feed of user {user_id}\n\n"
     async with wakeups.Waiter(channel=wakeups.user_channel_name(user_id)) as waiter:
-        while (left := end - time.monotonic()) > 0:
+        while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
             page = await read(user_id=user_id, after=after)
             for event in page["events"]:
                 yield f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"

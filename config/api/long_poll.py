@@ -13,7 +13,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.views.decorators.csrf import csrf_exempt
 
-from config import wakeups
+from config import shutdown, wakeups
 
 
 def _params(request) -> tuple[int, float] | None:
@@ -50,7 +50,8 @@ def long_poll_view(
         after, wait = params
         end = time.monotonic() + wait
         async with wakeups.Waiter(channel=channel(request, **kwargs)) as waiter:
-            while (left := end - time.monotonic()) > 0:
+            # A process told to stop answers at once with what it has (config/shutdown.py).
+            while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
                 if await changed_async(request, after, **kwargs):
                     break
                 await waiter.wait(left)

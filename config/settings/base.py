@@ -5,6 +5,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.logs import logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -35,6 +37,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Request id and access log, request metrics, then probes and /metrics answered before the Host
+    # check (config/operator_paths.py); all async-capable, so the long-poll holds no thread.
+    "config.request_context.request_context_middleware",
+    "config.metrics_middleware.request_metrics_middleware",
+    "config.operator_paths.operator_paths_middleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -199,9 +206,17 @@ BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
 # /api/v1/_bench/... exists only when this is set (bench/api_moves.py).
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
+# Logs (config/logs.py): `text` for people, `json` (one object per line) for a log pipeline.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
+LOGGING = logging_config(level=LOG_LEVEL, fmt=LOG_FORMAT)
+
+# Probes (config/health.py): what /readyz checks (comma-separated; empty: all of them), and how long
+# each check may take.
+READYZ_CHECKS = [c.strip() for c in os.environ.get("READYZ_CHECKS", "").split(",") if c.strip()] or None
+READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "1.5"))
+
+# /metrics (config/metrics_view.py): allowed with this bearer token or from these addresses/networks.
+# Neither set: refused to everyone.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = [a.strip() for a in os.environ.get("METRICS_ALLOWED_IPS", "").split(",") if a.strip()]
