@@ -134,6 +134,7 @@ async def me_events_view(request):
         return await _long_poll(request)
     # Authenticate (and validate) through the DRF view first, answering JSON errors as usual.
     request.META["HTTP_ACCEPT"] = "application/json"
+    request.__dict__.pop("headers", None)  # (a cached_property a middleware may have read already)
     response = await _sync_view(request)
     if response.status_code != 200:
         return response

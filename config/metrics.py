@@ -68,7 +68,7 @@ celery_task_failures = Counter(
     "baohuang_celery_task_failures", "Celery tasks that raised, by task name.", ["task"]
 )
 
-DEAL_OUTCOMES = ("over", "void", "unscored")
+DEAL_OUTCOMES = ("over", "void", "unscored", "aborted")
 # Outcomes are the webhook code's own words (`delivered`, `failed`, `gave_up`, ...); anything that is
 # not a short identifier is counted as `other` so that a response text can never become a label.
 _OUTCOME = re.compile(r"[a-z][a-z0-9_]{0,31}")
