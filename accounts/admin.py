@@ -1,40 +1,14 @@
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 
-from accounts import services
 from accounts.models import AuthToken, Rating, RatingChange, SideBias, User
 
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    list_display = ("username", "is_guest", "banned", "is_staff", "date_joined")
-    list_filter = ("banned", "is_guest", "is_staff")
-    fieldsets = (*DjangoUserAdmin.fieldsets, ("Game service", {"fields": ("is_guest", "banned")}))
-    actions = ("ban_users", "unban_users")
-
-    def get_readonly_fields(self, request, obj=None):
-        # Moderators (the ban_user permission) may flip `banned`; only superusers edit privileges.
-        readonly = ["is_guest"]
-        if not request.user.is_superuser:
-            readonly += ["is_staff", "is_superuser", "groups", "user_permissions"]
-        if not request.user.has_perm("accounts.ban_user"):
-            readonly.append("banned")
-        return readonly
-
-    @admin.action(description="Ban selected users", permissions=["ban"])
-    def ban_users(self, request, queryset):
-        for user in queryset:
-            services.user_set_banned(user=user, banned=True)
-        self.message_user(request, f"Banned {queryset.count()} user(s).", messages.SUCCESS)
-
-    @admin.action(description="Unban selected users", permissions=["ban"])
-    def unban_users(self, request, queryset):
-        for user in queryset:
-            services.user_set_banned(user=user, banned=False)
-        self.message_user(request, f"Unbanned {queryset.count()} user(s).", messages.SUCCESS)
-
-    def has_ban_permission(self, request) -> bool:
-        return request.user.has_perm("accounts.ban_user")
+    list_display = ("username", "is_guest", "is_staff", "date_joined")
+    list_filter = ("is_guest", "is_staff")
+    fieldsets = (*DjangoUserAdmin.fieldsets, ("Game service", {"fields": ("is_guest",)}))
 
 
 @admin.register(AuthToken)

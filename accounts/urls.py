@@ -7,7 +7,9 @@ urlpatterns = [
     path("auth/token", apis.AuthTokenApi.as_view(), name="auth-token"),
     path("auth/guest", apis.AuthGuestApi.as_view(), name="auth-guest"),
     path("auth/logout", apis.AuthLogoutApi.as_view(), name="auth-logout"),
+    path("auth/logout-all", apis.AuthLogoutAllApi.as_view(), name="auth-logout-all"),
     path("me", apis.MeApi.as_view(), name="me"),
+    path("me/restrictions", apis.MeRestrictionsApi.as_view(), name="me-restrictions"),
     path("ratings/leaderboard", apis.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
     path("users/<int:user_id>/ratings", apis.UserRatingsApi.as_view(), name="user-ratings"),
 ]

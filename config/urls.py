@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 api_v1 = [
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),
+    path("", include("matchmaking.moderation.urls")),
     path("", include("games.urls")),
 ]
 

@@ -381,3 +381,38 @@ def games_ratings_sweep(*, older_than: float = 30, within: float = 3600, limit: 
         .values_list("pk", flat=True)[:limit]
     )
     return sum(game_ratings_update(game_id=game_id) for game_id in list(unrated))
+
+
+def game_seat_trustee_lock(*, game_id: int, seat: int) -> None:
+    """The seat's player may no longer act (a moderator banned him): the seat plays on in trustee at
+    once, locked for the rest of the deal (RULES §5: more than three entries), still his seat."""
+    with transaction.atomic():
+        game = game_lock(game_id=game_id)
+        if game.status != GameStatus.RUNNING:
+            return
+        if not game.trustee[seat]:
+            _trustee_switch(game=game, seat=seat, on=True)
+        game.trustee_entries[seat] = max(game.trustee_entries[seat], 4)
+        game.save(update_fields=["trustee_entries"])
+        _trustee_autoplay(game=game, state=selectors.game_state(game=game))
+        transaction.on_commit(lambda: _after_action_committed(game))
+
+
+def game_abort(*, game_id: int, reason: str, moderator: Any) -> Game:
+    """A moderator ends a running deal now (CONTRACT §6): an `aborted {reason}` event, no scores, no
+    rating (`unscored`), no next deal (the caller, matchmaking, closes the table). The deal's cards
+    stay hidden: there is no final view."""
+    with transaction.atomic():
+        game = game_lock(game_id=game_id)
+        if game.status != GameStatus.RUNNING:
+            raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
+        Event.objects.bulk_create(
+            _events_rows(game=game, events=[{"type": "aborted", "reason": reason}], action=None)
+        )
+        game.status = GameStatus.OVER
+        game.unscored = True
+        game.deadline = None
+        game.finished_at = timezone.now()
+        game.save(update_fields=["status", "unscored", "deadline", "finished_at", "last_seq"])
+        transaction.on_commit(lambda: _after_action_committed(game))
+    return game
