@@ -156,6 +156,7 @@ class ModerationActionKind(models.TextChoices):
     ABORT = "abort"
     DISMISS = "dismiss"
     REMOVE_PLAYER = "remove_player"
+    FOUL = "foul"
 
 
 class ModerationAction(models.Model):

@@ -42,7 +42,7 @@ class SeatAdmin(admin.ModelAdmin):
     list_select_related = ("table", "user")
     list_per_page = 50
     raw_id_fields = ("table", "user")
-    actions = ("remove_players",)
+    actions = ("remove_players", "record_fouls")
 
     @admin.action(
         description="Remove selected players (40-point penalty during a running deal)…",
@@ -55,6 +55,24 @@ class SeatAdmin(admin.ModelAdmin):
             queryset.order_by("table_id", "seat"),
             title="Remove players",
             apply=lambda row, data: moderation_services.player_remove(
+                table_id=row.table_id,
+                seat=row.seat,
+                moderator=request.user,
+                reason=data["reason"],
+                source=SOURCE,
+            ),
+        )
+
+    @admin.action(
+        description="Record a foul (campus; the second removes the player)…", permissions=["remove_player"]
+    )
+    def record_fouls(self, request, queryset):
+        return confirm_with_reason(
+            self,
+            request,
+            queryset.order_by("table_id", "seat"),
+            title="Record fouls",
+            apply=lambda row, data: moderation_services.seat_foul(
                 table_id=row.table_id,
                 seat=row.seat,
                 moderator=request.user,

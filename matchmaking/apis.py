@@ -12,6 +12,7 @@ from config.api.serializers import StrictInputSerializer
 from games.models import GameStatus
 from matchmaking import selectors, services
 from matchmaking.models import PenaltyReason, TableStatus
+from matchmaking.moderation import services as moderation_services
 
 PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
 
@@ -253,8 +254,6 @@ class TableSeatRemoveApi(APIView):
     def post(self, request, table_id: int, seat: int):
         if not request.user.is_staff:
             raise ApiError(ErrorCode.PERMISSION_DENIED, "Only staff may remove players.")
-        from matchmaking.moderation import services as moderation_services
-
         table = moderation_services.player_remove(
             table_id=table_id,
             seat=seat,

@@ -58,6 +58,8 @@ class Seat(models.Model):
 class PenaltyReason(models.TextChoices):
     LEFT = "left", "left a running deal"
     REMOVED = "removed", "removed by a moderator"
+    # RULES §3.5 (campus): talking, noise, peeking; recorded at 0 points, the second one removes.
+    FOUL = "foul", "a foul (campus competition rules)"
 
 
 class Penalty(models.Model):

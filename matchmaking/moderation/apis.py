@@ -444,3 +444,54 @@ class ModerationAuditApi(_ModerationApi):
                 "next": _cursor(rows, limit=PAGE_SIZE),
             }
         )
+
+
+# --- fouls (RULES §3.5) ----------------------------------------------------------------------------
+
+
+class SeatFoulInputSerializer(StrictInputSerializer):
+    reason = serializers.CharField(max_length=2000)
+
+
+class SeatFoulOutputSerializer(serializers.Serializer):
+    user = serializers.IntegerField()
+    fouls = serializers.IntegerField(help_text="The player's fouls at this table, this one included.")
+    removed = serializers.BooleanField(help_text="This was his second foul: he was removed.")
+
+
+class ModerationSeatFoulApi(_ModerationApi):
+    moderation_permission = "matchmaking.remove_player"
+
+    @extend_schema(
+        operation_id="moderation_seat_foul",
+        tags=["moderation"],
+        parameters=[
+            OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH),
+            OpenApiParameter("seat", OpenApiTypes.INT, OpenApiParameter.PATH),
+        ],
+        request=SeatFoulInputSerializer,
+        responses={200: SeatFoulOutputSerializer, **error_responses(*_STAFF_ERRORS, ErrorCode.NOT_FOUND)},
+        examples=[
+            OpenApiExample(
+                "second foul",
+                value={"user": 9, "fouls": 2, "removed": True},
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description=(
+            "Campus tables (RULES §3.5): record a foul (talking, noise, peeking) of the seat's player, "
+            "a 0-point `foul` penalty; his second foul at the table removes him (40 points during a deal)."
+        ),
+    )
+    def post(self, request, table_id: int, seat: int):
+        data = SeatFoulInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user_id, fouls, removed = services.seat_foul(
+            table_id=table_id,
+            seat=seat,
+            moderator=request.user,
+            reason=data.validated_data["reason"],
+            source=SOURCE,
+        )
+        return Response({"user": user_id, "fouls": fouls, "removed": removed})

@@ -17,7 +17,11 @@ from games.models import Game
 from matchmaking import models as matchmaking_models
 from matchmaking import services as table_services
 from matchmaking.lock_objects import table_lock
-from matchmaking.models import Report, ReportStatus, Seat, Table, TableStatus
+from matchmaking.models import Penalty, PenaltyReason, Report, ReportStatus, Seat, Table, TableStatus
+
+# RULES §3.5: fouls are a campus rule; the second removes the player.
+FOUL_PRESETS = ("campus",)
+FOULS_TO_REMOVE = 2
 
 
 def report_create(*, reporter: Any, user_id: int, game_id: int | None, reason: str, text: str = "") -> Report:
@@ -178,3 +182,48 @@ def player_remove(*, table_id: int, seat: int, moderator: Any, reason: str, sour
             details={"seat": seat},
         )
     return table
+
+
+def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> tuple[int, int, bool]:
+    """Record a foul of the player of `seat` (RULES §3.5, campus: talking, noise, peeking) as a 0-point
+    penalty; his second foul at the table removes him (40 points during a deal, like any removal).
+    Returns (the player's id, his fouls at this table, whether he was removed)."""
+    if not reason.strip():
+        raise ApiError(ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"reason": ["required"]})
+    with transaction.atomic():
+        table = table_lock(table_id=table_id)
+        if table.preset not in FOUL_PRESETS:
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST,
+                f"Fouls are a rule of {', '.join(FOUL_PRESETS)}; this table plays {table.preset}.",
+            )
+        row = Seat.objects.filter(table=table, seat=seat).first()
+        if row is None:
+            raise ApiError(ErrorCode.NOT_FOUND, f"Seat {seat} is empty.", extra={"seat": seat})
+        Penalty.objects.create(
+            user_id=row.user_id,
+            table=table,
+            game_id=game_selectors.game_running_id(table_id=table_id),
+            seat=seat,
+            points=0,
+            reason=PenaltyReason.FOUL,
+            moderator=moderator,
+        )
+        fouls = Penalty.objects.filter(table=table, user_id=row.user_id, reason=PenaltyReason.FOUL).count()
+        removed = fouls >= FOULS_TO_REMOVE
+        account_services.moderation_action_record(
+            moderator=moderator,
+            action="foul",
+            target_type="table",
+            target_id=table_id,
+            subject_user_id=row.user_id,
+            reason=reason,
+            source=source,
+            details={"seat": seat, "fouls": fouls, "removed": removed},
+        )
+    if removed:
+        # Its own transaction: removal locks the running deal before the table (lock order).
+        player_remove(
+            table_id=table_id, seat=seat, moderator=moderator, reason=f"Second foul: {reason}", source=source
+        )
+    return row.user_id, fouls, removed

@@ -21,5 +21,10 @@ urlpatterns = [
         apis.ModerationGameAbortApi.as_view(),
         name="moderation-game-abort",
     ),
+    path(
+        "moderation/tables/<int:table_id>/seats/<int:seat>/foul",
+        apis.ModerationSeatFoulApi.as_view(),
+        name="moderation-seat-foul",
+    ),
     path("moderation/audit", apis.ModerationAuditApi.as_view(), name="moderation-audit"),
 ]
