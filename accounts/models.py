@@ -19,6 +19,9 @@ class CaseInsensitiveUserManager(UserManager):
 
 class User(AbstractUser):
     is_guest = models.BooleanField(default=False)
+    # A bot user (CONTRACT §5) has no usable password and plays from the worker through the same
+    # service path as a player's move.
+    is_bot = models.BooleanField(default=False)
 
     objects = CaseInsensitiveUserManager()
 
@@ -118,6 +121,33 @@ class SideBias(models.Model):
         return f"{self.preset} {self.shape} bias {self.mu:.1f}"
 
 
+class FeedCursor(models.Model):
+    """The newest seq of a user's feed; its row lock numbers appends one at a time (accounts/feed.py)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True)
+    last_seq = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"feed of {self.user_id} at {self.last_seq}"
+
+
+class FeedEvent(models.Model):
+    """One entry of a user's feed (CONTRACT §5 "Your feed"): everything addressed to him, in order."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "seq"], name="feed_event_unique_user_seq")]
+        ordering = ["user", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}#{self.seq} {self.type}"
+
+
 class SanctionKind(models.TextChoices):
     BAN = "ban", "ban (every request refused)"
     QUEUE_BAN = "queue_ban", "queue ban (no tickets, no joins)"
@@ -164,7 +194,7 @@ class ModerationAction(models.Model):
 
     Targets are named by type and id, never by a foreign key, so that accounts depends on no other
     app and an entry outlives what it names. `subject_user_id` is the player concerned, if any (the
-    `?user=` filter). On PostgreSQL a trigger refuses UPDATE and DELETE (migration 0005)."""
+    `?user=` filter). On PostgreSQL a trigger refuses UPDATE and DELETE (migration 0007)."""
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     action = models.CharField(max_length=32, choices=ModerationActionKind.choices)

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import selectors, throttles
+from accounts.feed import feed_append
 from accounts.models import (
     AuthToken,
     ModerationAction,
@@ -156,6 +157,10 @@ def sanction_create(
             reason=reason,
             source=source,
             details={"kind": kind, "expires_at": selectors.iso(expires_at), "report": report_id},
+        )
+        # The user's feed (CONTRACT §5): his client learns of it at once, with when it ends.
+        feed_append(
+            user_id=user.pk, type="sanction", data={"kind": kind, "expires_at": selectors.iso(expires_at)}
         )
     return sanction
 

@@ -6,6 +6,11 @@ class GameStatus(models.TextChoices):
     RUNNING = "running"
     OVER = "over"
     VOID = "void"
+    ABORTED = "aborted"
+
+
+def five_false() -> list[bool]:
+    return [False] * 5
 
 
 class Game(models.Model):
@@ -25,9 +30,12 @@ class Game(models.Model):
     last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest event (0: none).")
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.RUNNING)
     deadline = models.DateTimeField(null=True, blank=True)
-    # Snapshot of the seating when the deal started; a seat vacated mid-deal becomes None.
+    # Who played each seat of this deal, fixed when it was dealt: a player who leaves keeps his seat
+    # in the record (he is scored, rated and penalised for it) and is marked in `left`.
     seat_user_ids = models.JSONField()
     players = models.JSONField(help_text="Usernames by seat, as seated when the deal started.")
+    bots = models.JSONField(default=five_false, help_text="Five booleans: the seat is played by a bot user.")
+    left = models.JSONField(default=five_false, help_text="Five booleans: the seat's player left mid-deal.")
     trustee = models.JSONField(default=list, help_text="Five booleans: the seat is on 托管.")
     trustee_entries = models.JSONField(default=list, help_text="Times each seat entered trustee this deal.")
     final = models.JSONField(null=True, blank=True, help_text="engine.final_view once the deal is over.")

@@ -78,9 +78,10 @@ def game_seat_of(*, game: Game, user: Any) -> int | None:
     if not getattr(user, "is_authenticated", False):
         return None
     try:
-        return game.seat_user_ids.index(user.pk)
+        seat = game.seat_user_ids.index(user.pk)
     except ValueError:
         return None
+    return None if game.left[seat] else seat
 
 
 def game_access_seat(*, game: Game, user: Any) -> int | None:
@@ -169,3 +170,37 @@ def game_replay_log(*, game: Game) -> list[tuple[int, Any]]:
         Event.objects.filter(game=game, action__isnull=False).order_by("seq").values_list("action", flat=True)
     )
     return [(seat, engine.action_from_dict(action)) for seat, action in rows]
+
+
+def game_void_streak(*, table_id: int) -> int:
+    """Void deals dealt in a row at the end of a table's history."""
+    last_not_void = (
+        Game.objects.filter(table_id=table_id).exclude(status=GameStatus.VOID).order_by("-number").first()
+    )
+    after = last_not_void.number if last_not_void else -1
+    return Game.objects.filter(table_id=table_id, status=GameStatus.VOID, number__gt=after).count()
+
+
+def game_ended(*, game: Game, state: Any = None) -> Any:
+    """The DealEnded value of a finished deal, for the table's deal loop."""
+    from games.actions import DealEnded
+
+    return DealEnded(
+        game_id=game.pk,
+        table_id=game.table_id,
+        number=game.number,
+        void=game.status == GameStatus.VOID,
+        unscored=game.unscored,
+        aborted=game.status == GameStatus.ABORTED,
+        any_trustee=any(game.trustee),
+        setup=game.setup,
+        # A void deal is dealt again from its own setup; only a played deal has an outcome to carry.
+        outcome=engine.deal_outcome(state if state is not None else game_state(game=game))
+        if game.status == GameStatus.OVER
+        else None,
+    )
+
+
+def game_user_played_at(*, table_id: int, user_id: int) -> bool:
+    """Did `user_id` play a deal of this table (even one he left)?"""
+    return Game.objects.filter(table_id=table_id, seat_user_ids__contains=[user_id]).exists()

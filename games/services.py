@@ -1,8 +1,13 @@
-"""Writes to deals: start, one action end to end, trustee, vacating a seat.
+"""Writes to deals: start, a player's action end to end, trustee, vacating a seat, timeouts, bots, ratings.
 
-A move (ARCHITECTURE.md "One action"): one transaction; lock the game row; check seat, status and
-expected_version; engine.apply_action; append the events with the next seq; save with update_fields;
-record the idempotency key with the response; after commit, wake waiters (_after_action_committed).
+Each service is one transaction that locks the game row (games/lock_objects.py) and applies actions
+through games/actions.py, the one path for every actor (ARCHITECTURE.md "One action", "Who acts
+besides players"). Side effects run after commit (actions.after_commit): wake-ups, the next deadline,
+the trustee or bot continuation, the rating. The Celery tasks that wrap these services, and the
+scheduling of them, are games/tasks.py.
+
+Timer and bot services never trust their own arrival: they carry the version they were scheduled for
+and do nothing once the game has moved on, so a late, early, duplicated or redelivered task is harmless.
 """
 
 import hashlib
@@ -13,78 +18,25 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
+from accounts.feed import feed_append
 from config.api.errors import ApiError, ErrorCode
-from games import engine, selectors, wakeups
+from games import actions, engine, selectors
 from games.lock_objects import game_lock
 from games.models import Event, Game, GameStatus, IdempotencyKey
 
-FINISHED_PHASES = ("over", "void")
-# A table of nothing but void deals would otherwise redeal forever inside one transaction.
-MAX_VOID_REDEALS = 50
-# Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
-# seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
-# a player's request nor the worker holds the game, or delays other games' timers, for long.
-MAX_AUTOPLAY_ACTIONS = 25
 
-
-def _deadline(*, game: Game, phase: str) -> Any:
-    if phase in FINISHED_PHASES:
-        return None
-    seconds = game.table.play_seconds if phase == "play" else game.table.prompt_seconds
-    return timezone.now() + timedelta(seconds=seconds)
-
-
-def _same_prompt(*, before: Any, after: Any) -> bool:
-    """The action answered part of a still-open window: the window keeps its deadline (RULES §5:
-    one deadline per prompt, and a window is one prompt to all the seats it asks)."""
-    old, new = before.window, after.window
-    return (
-        old is not None
-        and new is not None
-        and before.phase == after.phase
-        and old.kind == new.kind
-        and old.asked == new.asked
-        and new.answers[: len(old.answers)] == old.answers
-        and len(new.answers) > len(old.answers)
-    )
-
-
-def _deadline_next(*, game: Game, before: Any, after: Any) -> Any:
-    if game.deadline is not None and _same_prompt(before=before, after=after):
-        return game.deadline
-    return _deadline(game=game, phase=after.phase)
-
-
-def _events_rows(*, game: Game, events: list[dict], action: list | None) -> list[Event]:
-    rows = []
-    for index, event in enumerate(events):
-        game.last_seq += 1
-        rows.append(
-            Event(
-                game=game,
-                seq=game.last_seq,
-                type=str(event.get("type", "")),
-                data=event,
-                action=action if index == 0 else None,
-                version=game.version,
-            )
-        )
-    return rows
-
-
-def game_start(
-    *, table: Any, number: int, setup: dict, seat_user_ids: list[int | None], players: list[str]
-) -> Game:
-    """Deal one deal of `table` (called by matchmaking inside its transaction)."""
+def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]) -> Game:
+    """Deal one deal of `table` (matchmaking calls this inside its transaction). `seats`: five
+    `{"user_id", "username", "is_bot"}` or None. Never ends the deal's flow itself: a deal void at
+    dealing is returned as such and the caller (the table's deal loop) decides what follows."""
     rules = selectors.rules_for(preset=table.preset, options=table.options)
     try:
         state = engine.new_deal(rules, **setup)
     except ValueError as exc:
         raise ApiError(ErrorCode.INVALID_REQUEST, f"Bad deal setup: {exc}") from exc
     # The seed the engine drew is kept so that setup + actions replay the deal.
-    stored_setup = {**setup, "seed": state.seed}
+    stored_setup = {**_jsonable_setup(setup), "seed": state.seed}
     game = Game(
         table=table,
         number=number,
@@ -92,45 +44,56 @@ def game_start(
         options=table.options,
         setup=stored_setup,
         state=engine.to_json(state),
-        seat_user_ids=list(seat_user_ids),
-        players=list(players),
+        seat_user_ids=[seat["user_id"] if seat else None for seat in seats],
+        players=[seat["username"] if seat else None for seat in seats],
+        bots=[bool(seat and seat["is_bot"]) for seat in seats],
+        left=[False] * 5,
         trustee=[False] * 5,
         trustee_entries=[0] * 5,
     )
-    game.deadline = _deadline(game=game, phase=state.phase)
+    game.deadline = actions.deadline_for(game=game, phase=state.phase)
     game.save()
-    Event.objects.bulk_create(_events_rows(game=game, events=engine.opening_events(state), action=None))
+    Event.objects.bulk_create(actions.event_rows(game=game, events=engine.opening_events(state)))
     game.save(update_fields=["last_seq"])
-    if state.phase in FINISHED_PHASES:
-        _deal_finish(game=game, state=state)
-    transaction.on_commit(lambda: _after_action_committed(game))
+    if state.phase in actions.FINISHED_PHASES:
+        game.status = GameStatus.VOID if state.phase == "void" else GameStatus.OVER
+        game.final = engine.final_view(state)
+        game.finished_at = timezone.now()
+        game.deadline = None
+        game.save(update_fields=["status", "final", "finished_at", "deadline"])
+    for seat, taken in enumerate(seats):
+        if taken and not taken["is_bot"]:
+            started = {"table": table.pk, "game": game.pk, "seat": seat}
+            feed_append(user_id=taken["user_id"], type="deal_started", data=started)
+    if game.status == GameStatus.RUNNING:
+        actions.prompts_announce(game=game, state=state)
+    actions.after_commit(actions.committed(game=game, state=state))
     return game
 
 
-def _deal_finish(*, game: Game, state: Any) -> None:
-    """Record the result; the table (matchmaking) then scores it and deals the next deal."""
-    game.status = GameStatus.VOID if state.phase == "void" else GameStatus.OVER
-    game.final = engine.final_view(state)
-    game.finished_at = timezone.now()
-    game.deadline = None
-    # RULES §5: all five on trustee → kept, but not scored and not rated.
-    game.unscored = game.status == GameStatus.OVER and all(game.trustee)
-    game.save(
-        update_fields=[
-            "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
-        ]
-    )
-    if game.status == GameStatus.OVER and not game.unscored:
-        game_id = game.pk
-        transaction.on_commit(lambda: _game_ratings_schedule(game_id=game_id))
-    if game.status == GameStatus.VOID and game.number >= MAX_VOID_REDEALS + game.table.deals_done:
-        return
-    import_string(settings.GAMES_DEAL_FINISHED_HANDLER)(game=game)
+def _jsonable_setup(setup: dict) -> dict:
+    """The deal setup as stored: a DealOutcome context is kept in its JSON form."""
+    context = setup.get("context")
+    if context is not None and hasattr(context, "to_json"):
+        return {**setup, "context": context.to_json()}
+    return setup
 
 
 def _request_hash(*, game_id: int, payload: dict) -> str:
     canonical = json.dumps({"game": game_id, **payload}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _check_running(*, game: Game) -> None:
+    if game.status != GameStatus.RUNNING:
+        raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
+
+
+def _seat_of(*, game: Game, user: Any) -> int:
+    seat = selectors.game_seat_of(game=game, user=user)
+    if seat is None:
+        raise ApiError(ErrorCode.PERMISSION_DENIED, "You are not seated in this game.")
+    return seat
 
 
 def game_action_apply(
@@ -166,11 +129,8 @@ def game_action_apply(
                             "This Idempotency-Key was used with another request.",
                         )
                     return stored.status_code, stored.body
-            seat = selectors.game_seat_of(game=game, user=user)
-            if seat is None:
-                raise ApiError(ErrorCode.PERMISSION_DENIED, "You are not seated in this game.")
-            if game.status != GameStatus.RUNNING:
-                raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
+            seat = _seat_of(game=game, user=user)
+            _check_running(game=game)
             if expected_version is not None and expected_version != game.version:
                 raise ApiError(
                     ErrorCode.STALE_VERSION,
@@ -179,16 +139,16 @@ def game_action_apply(
                 )
             state = selectors.game_state(game=game)
             try:
-                new_state = _action_record(game=game, seat=seat, state=state, action=parsed)
+                state = actions.action_record(game=game, seat=seat, state=state, action=parsed)
             except engine.IllegalAction as exc:
                 raise ApiError(exc.code, exc.message) from exc
-            new_state = _trustee_autoplay(game=game, state=new_state)
-            body = selectors.game_view_for_seat(game=game, seat=seat, state=new_state)
+            autoplay = actions.trustee_autoplay(game=game, state=state)
+            body = selectors.game_view_for_seat(game=game, seat=seat, state=autoplay.state)
             if idempotency_key is not None:
                 IdempotencyKey.objects.create(
                     user=user, key=idempotency_key, request_hash=request_hash, status_code=200, body=body
                 )
-            transaction.on_commit(lambda: _after_action_committed(game))
+            _after_commit(game=game, autoplay=autoplay)
     except IntegrityError as exc:
         # The same key was stored meanwhile by a request for another game (same-game requests are
         # serialized by the row lock); this transaction has been rolled back.
@@ -203,162 +163,190 @@ def game_action_apply(
     return 200, body
 
 
-def _action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
-    """Apply one action of `seat` to the locked `game` and persist it (events, version, deadline);
-    raises engine.IllegalAction, changing nothing. Real moves, timeouts and 托管 all come here."""
-    new_state, rows = _action_step(game=game, seat=seat, state=state, action=action)
-    _actions_persist(game=game, state=new_state, rows=rows)
-    return new_state
+def _after_commit(*, game: Game, autoplay: actions.Autoplay) -> None:
+    change = actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending)
+    actions.after_commit(change)
 
 
-def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any, list[Event]]:
-    """The engine step of one action: the new state and its event rows (not saved yet)."""
-    new_state, events = engine.apply_action(state, seat, action)
-    game.version += 1
-    if not events:
-        # Every applied action leaves a row, so the log alone replays the deal; only the actor
-        # sees it (a window answer must not tell others who answered).
-        events = [{"type": "answered", "seat": seat, "private_to": [seat]}]
-    rows = _events_rows(game=game, events=events, action=[seat, engine.action_to_dict(action)])
-    game.deadline = _deadline_next(game=game, before=state, after=new_state)
-    return new_state, rows
-
-
-def _actions_persist(*, game: Game, state: Any, rows: list[Event]) -> None:
-    Event.objects.bulk_create(rows)
-    game.state = engine.to_json(state)
-    game.save(update_fields=["state", "version", "deadline", "last_seq"])
-    selectors.game_state_remember(game=game, state=state)
-    if state.phase in FINISHED_PHASES:
-        _deal_finish(game=game, state=state)
-
-
-def _trustee_autoplay(*, game: Game, state: Any) -> Any:
-    """Seats on 托管 act as soon as they are prompted (RULES §5), in the caller's locked transaction.
-
-    A chain of trustee actions (a whole deal when all five are on trustee) is saved once at its end:
-    one insert of its events and one update of the state, not one of each per action."""
-    rows: list[Event] = []
-    applied = 0
-    game.autoplay_pending = False
-    while state.phase not in FINISHED_PHASES:
-        seats = [seat for seat in engine.to_act(state) if game.trustee[seat]]
-        if not seats:
-            break
-        if applied >= MAX_AUTOPLAY_ACTIONS:
-            # _after_action_committed schedules the rest (timers.game_trustee_autoplay).
-            game.autoplay_pending = True
-            break
-        action = engine.trustee_action(state, seats[0])
-        state, action_rows = _action_step(game=game, seat=seats[0], state=state, action=action)
-        rows += action_rows
-        applied += 1
-    if rows:
-        _actions_persist(game=game, state=state, rows=rows)
-    return state
-
-
-def _game_ratings_schedule(*, game_id: int) -> None:
-    from games import timers  # timers builds on this module
-
-    timers.game_ratings_schedule(game_id=game_id)
-
-
-def _after_action_committed(game: Game) -> None:
-    """Side effects of a committed change to `game` (a move, a deal start, trustee).
-
-    The place to extend: the timers (games/timers.py, games/tasks.py) schedule the next deadline
-    from here. Waiters on the events endpoint are woken with the version only.
-    """
-    wakeups.publish(game_id=game.pk, version=game.version)
-    if game.status != GameStatus.RUNNING:
-        return
-    from games import timers  # timers builds on this module
-
-    if getattr(game, "autoplay_pending", False):
-        timers.game_autoplay_schedule(game_id=game.pk, version=game.version)
-    elif game.deadline is not None:
-        timers.game_timer_schedule(game_id=game.pk, version=game.version, deadline=game.deadline)
+def _autoplay_and_commit(*, game: Game) -> None:
+    """Inside the transaction: let trustee seats act, then register the after-commit effects."""
+    autoplay = actions.trustee_autoplay(game=game, state=selectors.game_state(game=game))
+    _after_commit(game=game, autoplay=autoplay)
 
 
 def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
     """Put the caller's seat on 托管 or take it off; after more than three entries it stays on (RULES §5)."""
     with transaction.atomic():
         game = game_lock(game_id=game_id)
-        seat = selectors.game_seat_of(game=game, user=user)
-        if seat is None:
-            raise ApiError(ErrorCode.PERMISSION_DENIED, "You are not seated in this game.")
-        if game.status != GameStatus.RUNNING:
-            raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
+        seat = _seat_of(game=game, user=user)
+        _check_running(game=game)
         if game.trustee[seat] != on:
-            if not on and game.trustee_entries[seat] > 3:
+            if not on and actions.trustee_is_locked(game=game, seat=seat):
                 raise ApiError(ErrorCode.TRUSTEE_LOCKED, "This seat entered trustee more than three times.")
-            _trustee_switch(game=game, seat=seat, on=on)
-            if on:
-                _trustee_autoplay(game=game, state=selectors.game_state(game=game))
+            actions.trustee_switch(game=game, seat=seat, on=on)
+        _autoplay_and_commit(game=game)
         view = selectors.game_view_for_seat(game=game, seat=seat)
-        transaction.on_commit(lambda: _after_action_committed(game))
     return view
 
 
-def _trustee_switch(*, game: Game, seat: int, on: bool) -> None:
-    game.trustee[seat] = on
-    if on:
-        game.trustee_entries[seat] += 1
-    Event.objects.bulk_create(
-        _events_rows(game=game, events=[{"type": "trustee", "seat": seat, "on": on}], action=None)
-    )
-    game.save(update_fields=["trustee", "trustee_entries", "last_seq"])
-
-
 def game_seat_vacate(*, game_id: int, seat: int) -> None:
-    """A player left a running deal: the seat plays on in trustee, locked (RULES §5)."""
+    """A player left a running deal (or was removed, or banned): the seat plays on in trustee,
+    locked (RULES §5). The deal's record of who sat where does not change."""
     with transaction.atomic():
         game = game_lock(game_id=game_id)
-        if game.status != GameStatus.RUNNING or game.seat_user_ids[seat] is None:
+        if game.status != GameStatus.RUNNING or game.left[seat]:
             return
-        game.seat_user_ids[seat] = None
-        game.trustee_entries[seat] = max(game.trustee_entries[seat], 4)
-        if not game.trustee[seat]:
-            _trustee_switch(game=game, seat=seat, on=True)
-        game.save(update_fields=["seat_user_ids", "trustee_entries"])
-        _trustee_autoplay(game=game, state=selectors.game_state(game=game))
-        transaction.on_commit(lambda: _after_action_committed(game))
+        game.left[seat] = True
+        game.save(update_fields=["left"])
+        actions.trustee_switch(game=game, seat=seat, on=True, locked=True)
+        _autoplay_and_commit(game=game)
 
 
-EMPEROR_SIDE_ROLES = ("emperor", "guard", "soloist")
+def game_seats_lock_trustee(*, game_id: int, user_id: int) -> None:
+    """The seats of `user_id` in this running deal go on locked trustee at once (a ban), staying his."""
+    with transaction.atomic():
+        game = game_lock(game_id=game_id)
+        if game.status != GameStatus.RUNNING:
+            return
+        for seat, seat_user_id in enumerate(game.seat_user_ids):
+            if seat_user_id == user_id:
+                actions.trustee_switch(game=game, seat=seat, on=True, locked=True)
+        _autoplay_and_commit(game=game)
+
+
+def game_abort(*, game_id: int, reason: str) -> bool:
+    """End a running deal at once, unscored and not rated, with a public `aborted` event (CONTRACT §6).
+    False when the deal had already ended."""
+    with transaction.atomic():
+        game = game_lock(game_id=game_id)
+        if game.status != GameStatus.RUNNING:
+            return False
+        state = selectors.game_state(game=game)
+        game.version += 1
+        Event.objects.bulk_create(
+            actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
+        )
+        actions.deal_finish(game=game, state=state, aborted=True)
+        actions.after_commit(actions.committed(game=game, state=state))
+    return True
+
+
+# --- Timers (RULES §5, ARCHITECTURE.md "Time") --------------------------------------------------------
+
+
+def game_deadline_expire(*, game_id: int, version: int) -> bool:
+    """Time out every seat still prompted at `version`: each goes on trustee and plays its default
+    (engine.trustee_action) through the same path as a move. False when there was nothing to do."""
+    with transaction.atomic():
+        try:
+            game = game_lock(game_id=game_id)
+        except ApiError:
+            return False
+        if game.status != GameStatus.RUNNING or game.version != version or game.deadline is None:
+            return False
+        if game.deadline > timezone.now():
+            # Early (a clock ahead of ours, or a broker that delivered before the ETA): ask again at
+            # the deadline rather than leave it to the sweep.
+            actions.after_commit(actions.committed(game=game, state=selectors.game_state(game=game)))
+            return False
+        state = selectors.game_state(game=game)
+        seats = engine.to_act(state)
+        if not seats:
+            return False
+        if not all(game.trustee[seat] for seat in seats):
+            # (All on trustee already: an auto-play chain whose continuation was lost, not a timeout.)
+            deadline = game.deadline.isoformat().replace("+00:00", "Z")
+            # (last_seq is saved with the trustee switch below.)
+            Event.objects.bulk_create(
+                actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
+            )
+        for seat in seats:
+            if not game.trustee[seat]:
+                actions.trustee_switch(game=game, seat=seat, on=True)
+        _autoplay_and_commit(game=game)
+    return True
+
+
+def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
+    """Seats on trustee that are prompted at `version` act now (the next MAX_AUTOPLAY_ACTIONS of them)."""
+    with transaction.atomic():
+        try:
+            game = game_lock(game_id=game_id)
+        except ApiError:
+            return False
+        if game.status != GameStatus.RUNNING or game.version != version:
+            return False
+        autoplay = actions.trustee_autoplay(game=game, state=selectors.game_state(game=game))
+        if game.version == version:
+            return False
+        _after_commit(game=game, autoplay=autoplay)
+    return True
+
+
+def games_deadlines_sweep(*, grace: float | None = None, limit: int = 500) -> int:
+    """Apply deadlines that passed more than `grace` seconds ago (their task was lost or is late);
+    returns how many games it moved on."""
+    grace = settings.GAMES_SWEEP_GRACE if grace is None else grace
+    cutoff = timezone.now() - timedelta(seconds=grace)
+    overdue = list(
+        Game.objects.filter(status=GameStatus.RUNNING, deadline__lt=cutoff)
+        .order_by("deadline")
+        .values_list("pk", "version")[:limit]
+    )
+    return sum(game_deadline_expire(game_id=game_id, version=version) for game_id, version in overdue)
+
+
+# --- Bots (CONTRACT §5, ARCHITECTURE.md "Who acts besides players") -----------------------------------
+
+
+def game_bots_act(*, game_id: int, version: int) -> bool:
+    """The bot seats prompted at `version` act, each by engine.bot_action on its own seat view (the
+    JSON a client of that seat is served), through the same path as a player's move. A stale or
+    duplicated task finds another version and does nothing."""
+    with transaction.atomic():
+        try:
+            game = game_lock(game_id=game_id)
+        except ApiError:
+            return False
+        if game.status != GameStatus.RUNNING or game.version != version:
+            return False
+        state = selectors.game_state(game=game)
+        seats = actions.committed(game=game, state=state).bot_seats
+        if not seats:
+            return False
+        for seat in seats:
+            if state.phase in actions.FINISHED_PHASES or seat not in engine.to_act(state):
+                break
+            action = engine.bot_action(engine.seat_view(state, seat), level=settings.BOTS_LEVEL)
+            state = actions.action_record(game=game, seat=seat, state=state, action=action)
+        _autoplay_and_commit(game=game)
+    return True
+
+
+# --- Ratings ----------------------------------------------------------------------------------------
 
 
 def game_ratings_update(*, game_id: int) -> bool:
     """Rate a finished, scored deal (accounts' per-preset openskill ratings); False when there is
     nothing to do: not over, void, unscored (RULES §5), or already rated (exactly once per deal)."""
-    from django.contrib.auth import get_user_model
-
     from accounts import services as account_services
 
     game = Game.objects.filter(pk=game_id).first()
-    if game is None or game.status != GameStatus.OVER or game.unscored or not game.final:
+    if game is None or game.status != GameStatus.OVER or game.unscored:
         return False
-    final = game.final
-    emperor_seats = [seat for seat, role in enumerate(final.get("roles") or []) if role in EMPEROR_SIDE_ROLES]
-    if not emperor_seats and final.get("emperor") is not None:
-        emperor_seats = [final["emperor"]]
-    other_seats = [seat for seat in range(5) if seat not in emperor_seats]
-    if not emperor_seats or not other_seats:
+    outcome = engine.deal_outcome(selectors.game_state(game=game))
+    if not outcome.emperor_side or not outcome.other_side:
         return False
-    # A player who left mid-deal no longer has a seat in `seat_user_ids`, but is rated all the same:
-    # the usernames recorded when the deal started name him.
-    named = get_user_model().objects.filter(username__in=[p for p in game.players if p])
-    ids_by_name = dict(named.values_list("username", "pk"))
-    user_ids = [game.seat_user_ids[seat] or ids_by_name.get(game.players[seat]) for seat in range(5)]
+    # The deal's seating never changes (a player who left is still the one who played his seat).
+    user_ids = game.seat_user_ids
     if any(user_id is None for user_id in user_ids):
         return False
-    emperor_score = sum(final["scores"][seat] for seat in emperor_seats)
+    emperor_score = sum(outcome.scores[seat] for seat in outcome.emperor_side)
     return account_services.ratings_record_deal(
         game_id=game.pk,
         preset=game.preset,
-        emperor_side=[user_ids[seat] for seat in emperor_seats],
-        other_side=[user_ids[seat] for seat in other_seats],
+        emperor_side=[user_ids[seat] for seat in outcome.emperor_side],
+        other_side=[user_ids[seat] for seat in outcome.other_side],
         result=(emperor_score > 0) - (emperor_score < 0),
     )
 
@@ -381,38 +369,3 @@ def games_ratings_sweep(*, older_than: float = 30, within: float = 3600, limit: 
         .values_list("pk", flat=True)[:limit]
     )
     return sum(game_ratings_update(game_id=game_id) for game_id in list(unrated))
-
-
-def game_seat_trustee_lock(*, game_id: int, seat: int) -> None:
-    """The seat's player may no longer act (a moderator banned him): the seat plays on in trustee at
-    once, locked for the rest of the deal (RULES §5: more than three entries), still his seat."""
-    with transaction.atomic():
-        game = game_lock(game_id=game_id)
-        if game.status != GameStatus.RUNNING:
-            return
-        if not game.trustee[seat]:
-            _trustee_switch(game=game, seat=seat, on=True)
-        game.trustee_entries[seat] = max(game.trustee_entries[seat], 4)
-        game.save(update_fields=["trustee_entries"])
-        _trustee_autoplay(game=game, state=selectors.game_state(game=game))
-        transaction.on_commit(lambda: _after_action_committed(game))
-
-
-def game_abort(*, game_id: int, reason: str, moderator: Any) -> Game:
-    """A moderator ends a running deal now (CONTRACT §6): an `aborted {reason}` event, no scores, no
-    rating (`unscored`), no next deal (the caller, matchmaking, closes the table). The deal's cards
-    stay hidden: there is no final view."""
-    with transaction.atomic():
-        game = game_lock(game_id=game_id)
-        if game.status != GameStatus.RUNNING:
-            raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
-        Event.objects.bulk_create(
-            _events_rows(game=game, events=[{"type": "aborted", "reason": reason}], action=None)
-        )
-        game.status = GameStatus.OVER
-        game.unscored = True
-        game.deadline = None
-        game.finished_at = timezone.now()
-        game.save(update_fields=["status", "unscored", "deadline", "finished_at", "last_seq"])
-        transaction.on_commit(lambda: _after_action_committed(game))
-    return game

@@ -15,6 +15,14 @@ def new_table_code() -> str:
     return secrets.token_hex(4)
 
 
+class TableClosedReason(models.TextChoices):
+    FINISHED = "finished", "its deals were played"
+    PLAYER_LEFT = "player_left", "a seat was empty at the end of a deal"
+    TRUSTEE = "trustee", "a seat was on trustee at the end of a deal"
+    VOID_LIMIT = "void_limit", "too many void deals in a row"
+    ABORTED = "aborted", "a moderator aborted its deal"
+
+
 class Table(models.Model):
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="created_tables"
@@ -31,6 +39,11 @@ class Table(models.Model):
     status = models.CharField(max_length=16, choices=TableStatus.choices, default=TableStatus.WAITING)
     scores = models.JSONField(default=list, help_text="Running totals by seat.")
     deals_done = models.PositiveIntegerField(default=0, help_text="Scored (non-void) deals.")
+    closed_reason = models.CharField(max_length=16, choices=TableClosedReason.choices, blank=True)
+    bots_replace_leavers = models.BooleanField(
+        default=False, help_text="A player who leaves mid-match is replaced by a bot at the next deal."
+    )
+    last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest table event (0: none).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -82,6 +95,23 @@ class Penalty(models.Model):
 
     def __str__(self) -> str:
         return f"-{self.points} {self.user_id} at table {self.table_id} ({self.reason})"
+
+
+class TableEvent(models.Model):
+    """The table's public log (CONTRACT §5 "Table events"): seating, deals started and over, closing."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "seq"], name="table_event_unique_table_seq")]
+        ordering = ["table", "seq"]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id}#{self.seq} {self.type}"
 
 
 class ReportReason(models.TextChoices):

@@ -8,13 +8,19 @@ from config.api.errors import ApiError, ErrorCode
 from games import engine
 from games import selectors as game_selectors
 from games import services as game_services
+from games.actions import DealEnded
 from games.models import Game, GameStatus
+from matchmaking import table_events
 from matchmaking.lock_objects import table_lock
-from matchmaking.models import Penalty, PenaltyReason, Seat, Table, TableStatus
+from matchmaking.models import Penalty, PenaltyReason, Seat, Table, TableClosedReason, TableStatus
+from matchmaking.table_events import user_ref
 
 SETUP_KEYS = {"seed", "hands", "candidate", "aside"}
 # RULES §5 D: leaving a running deal or being removed by a moderator, in every preset.
 LEAVE_PENALTY_POINTS = 40
+# Void deals dealt again in a row before a table gives up (each is a new seed; a run this long means
+# the setup cannot produce an emperor, e.g. fixed staff hands).
+MAX_VOID_REDEALS = 50
 
 
 def _setups_validate(*, rules: Any, setups: list[dict]) -> list[dict]:
@@ -85,6 +91,9 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
             if seat is None:
                 seat = min(set(range(5)) - set(taken))
             Seat.objects.create(table=table, seat=seat, user=user)
+            table_events.append(
+                table=table, type="seat_taken", data={"seat": seat, "user": user_ref(user)}
+            )
             if len(taken) == 4:
                 table.status = TableStatus.PLAYING
                 table.save(update_fields=["status"])
@@ -95,20 +104,17 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
     return table
 
 
-def _deal_start(*, table: Table, start_seat: int, context: dict | None) -> Game:
+def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
     number = game_selectors.game_count_of_table(table_id=table.pk)
     setup: dict = {"start_seat": start_seat, "context": context}
     if number < len(table.setups):
         setup.update(table.setups[number])
-    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("seat"))
-    user_ids: list[int | None] = [None] * 5
-    players: list[str | None] = [None] * 5
-    for row in seats:
-        user_ids[row.seat] = row.user_id
-        players[row.seat] = row.user.username
-    return game_services.game_start(
-        table=table, number=number, setup=setup, seat_user_ids=user_ids, players=players
-    )
+    seats: list[dict | None] = [None] * 5
+    for row in Seat.objects.filter(table=table).select_related("user"):
+        seats[row.seat] = {"user_id": row.user_id, "username": row.user.username, "is_bot": row.user.is_bot}
+    game = game_services.game_start(table=table, number=number, setup=setup, seats=seats)
+    table_events.append(table=table, type="deal_started", data={"game": game.pk, "number": number})
+    return game
 
 
 def table_leave(*, table_id: int, user: Any) -> Table:
@@ -154,35 +160,73 @@ def _seat_vacate(*, table_id: int, row: Seat, reason: str, moderator: Any) -> Ta
             moderator=moderator,
         )
     Seat.objects.filter(pk=row.pk).delete()
+    table_events.append(table=table, type="seat_left", data={"seat": row.seat, "user": user_ref(row.user)})
     return table
 
 
-def table_deal_finished(*, game: Game) -> None:
-    """Called by games inside the transaction that ended `game`: score it and deal the next deal.
+def table_deal_ended(ended: DealEnded) -> None:
+    """The deal-end → next-deal loop (subscribed in MatchmakingConfig.ready; runs inside the
+    transaction that ended the deal, after games has recorded it).
 
-    A void deal is dealt again (new seed, same start seat, same context). The table ends when its
-    deals are played, or when a seat is empty or on trustee at the end of a deal (RULES §5).
+    Score the deal, then deal again until a deal is running or the table closes: a void deal is dealt
+    again (new seed, same start seat, same context, RULES §2), at most MAX_VOID_REDEALS times in a row.
+    The table closes when its deals are played, when a seat is empty or on trustee at the end of a deal
+    (RULES §5), or when a moderator aborted the deal; its final status and reason say which.
     """
-    table = table_lock(table_id=game.table_id)
-    final = game.final
-    fields = ["status"]
-    if game.status == GameStatus.OVER and not game.unscored:
-        table.scores = [total + score for total, score in zip(table.scores, final["scores"], strict=True)]
+    table = table_lock(table_id=ended.table_id)
+    while True:
+        _deal_tally(table=table, ended=ended)
+        closing = _closing_reason(table=table, ended=ended)
+        if closing is not None:
+            _table_close(table=table, reason=closing)
+            return
+        if ended.void:
+            start_seat, context = ended.setup.get("start_seat", 0), ended.setup.get("context")
+        else:
+            start_seat, context = ended.outcome.next_start_seat, ended.outcome
+        game = _deal_start(table=table, start_seat=start_seat, context=context)
+        if game.status == GameStatus.RUNNING:
+            return
+        # Void at dealing (no emperor can be found): loop, as if it had ended by play.
+        ended = game_selectors.game_ended(game=game)
+
+
+def _deal_tally(*, table: Table, ended: DealEnded) -> None:
+    scores = None if ended.void or ended.aborted else list(ended.outcome.scores)
+    if scores is not None and not ended.unscored:
+        table.scores = [total + score for total, score in zip(table.scores, scores, strict=True)]
         table.deals_done += 1
-        fields += ["scores", "deals_done"]
-    seated = Seat.objects.filter(table=table).count()
-    if table.deals and table.deals_done >= table.deals:
-        table.status = TableStatus.FINISHED
-    elif seated < 5:
-        table.status = TableStatus.FINISHED if table.deals == 0 else TableStatus.DISSOLVED
-    elif any(game.trustee):
-        table.status = TableStatus.DISSOLVED
-    table.save(update_fields=fields)
-    if table.status != TableStatus.PLAYING:
-        return
-    if game.status == GameStatus.VOID:
-        _deal_start(
-            table=table, start_seat=game.setup.get("start_seat", 0), context=game.setup.get("context")
+        table.save(update_fields=["scores", "deals_done"])
+    if not ended.void:
+        table_events.append(
+            table=table,
+            type="deal_over",
+            data={"game": ended.game_id, "scores": scores, "unscored": ended.unscored},
         )
-    else:
-        _deal_start(table=table, start_seat=final["next_start_seat"], context=final)
+
+
+def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
+    if ended.aborted:
+        return TableClosedReason.ABORTED
+    if ended.void:
+        streak = game_selectors.game_void_streak(table_id=table.pk)
+        return TableClosedReason.VOID_LIMIT if streak >= MAX_VOID_REDEALS else None
+    if table.deals and table.deals_done >= table.deals:
+        return TableClosedReason.FINISHED
+    if Seat.objects.filter(table=table).count() < 5:
+        return TableClosedReason.PLAYER_LEFT
+    if ended.any_trustee:
+        return TableClosedReason.TRUSTEE
+    return None
+
+
+def _table_close(*, table: Table, reason: str) -> None:
+    """A table that played all it meant to (its deals, or until someone left an endless table) is
+    finished; one cut short is dissolved."""
+    finished = reason == TableClosedReason.FINISHED or (
+        reason == TableClosedReason.PLAYER_LEFT and table.deals == 0
+    )
+    table.status = TableStatus.FINISHED if finished else TableStatus.DISSOLVED
+    table.closed_reason = reason
+    table.save(update_fields=["status", "closed_reason"])
+    table_events.append(table=table, type="table_closed", data={"reason": reason})

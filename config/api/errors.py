@@ -32,6 +32,7 @@ class ErrorCode(models.TextChoices):
     BAD_CALL = "bad_call"
     THROTTLED = "throttled"
     SERVER_ERROR = "server_error"
+    SERVICE_UNAVAILABLE = "service_unavailable"
 
 
 # The HTTP status of every code; an engine code not listed here is a rule violation (422).
@@ -63,6 +64,7 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.BAD_CALL: status.HTTP_422_UNPROCESSABLE_ENTITY,
     ErrorCode.THROTTLED: status.HTTP_429_TOO_MANY_REQUESTS,
     ErrorCode.SERVER_ERROR: status.HTTP_500_INTERNAL_SERVER_ERROR,
+    ErrorCode.SERVICE_UNAVAILABLE: status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 

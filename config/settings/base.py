@@ -5,6 +5,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.logs import logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -36,6 +38,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Request id and access log, request metrics, then probes and /metrics answered before the Host
+    # check (config/operator_paths.py); all async-capable, so the long-poll holds no thread.
+    "config.request_context.request_context_middleware",
+    "config.metrics_middleware.request_metrics_middleware",
+    "config.operator_paths.operator_paths_middleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -143,6 +150,10 @@ SPECTACULAR_SETTINGS = {
         "PenaltyReasonEnum": "matchmaking.models.PenaltyReason",
         "SanctionKindEnum": "accounts.models.SanctionKind",
         "ModerationActionKindEnum": "accounts.models.ModerationActionKind",
+        "TableEventTypeEnum": "matchmaking.event_apis.TABLE_EVENT_TYPES",
+        "ActionTypeEnum": "games.apis.ACTION_TYPES",
+        "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
+        "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
     },
     "AUTHENTICATION_WHITELIST": ["accounts.authentication.BearerTokenAuthentication"],
 }
@@ -216,22 +227,33 @@ LOGIN_FAILURES_WINDOW_SECONDS = int(os.environ.get("LOGIN_FAILURES_WINDOW_SECOND
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
 API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
 
-# Long-poll wake-ups (games/wakeups.py). Without Redis, waiters re-read the database every
+# Long-poll wake-ups (config/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.
 REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
 EVENTS_MAX_WAIT = 30
+# The SSE form of `GET me/events`: a comment line this often, and a stream ends after this long.
+EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
+EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
 
-# Called, inside the transaction that ended a deal, with the finished game. It lives in settings so
-# that `games` never imports `matchmaking` (ARCHITECTURE.md: dependencies point one way).
-GAMES_DEAL_FINISHED_HANDLER = "matchmaking.services.table_deal_finished"
+# Bots (CONTRACT §5): a prompted bot seat acts this many seconds after the prompt, at this level.
+BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
+BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
 
 # /api/v1/_bench/... exists only when this is set (bench/api_moves.py).
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
+# Logs (config/logs.py): `text` for people, `json` (one object per line) for a log pipeline.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
+LOGGING = logging_config(level=LOG_LEVEL, fmt=LOG_FORMAT)
+
+# Probes (config/health.py): what /readyz checks (comma-separated; empty: all of them), and how long
+# each check may take.
+READYZ_CHECKS = [c.strip() for c in os.environ.get("READYZ_CHECKS", "").split(",") if c.strip()] or None
+READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "1.5"))
+
+# /metrics (config/metrics_view.py): allowed with this bearer token or from these addresses/networks.
+# Neither set: refused to everyone.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = [a.strip() for a in os.environ.get("METRICS_ALLOWED_IPS", "").split(",") if a.strip()]

@@ -8,10 +8,11 @@
 from .cards import ALL_CODES
 from .deal import new_deal, opening_events
 from .machine import apply_action, legal_actions, to_act
+from .outcome import DealOutcome, deal_outcome
 from .plays import beats_values, is_bomb, is_valid_play, values_of
 from .rules import PRESETS, RuleSet, preset
 from .serial import action_from_dict, action_to_dict, from_json, replay, to_json
-from .state import PHASES, Action, IllegalAction, State
+from .state import PHASES, Action, ActionType, IllegalAction, Phase, State
 from .trustee import trustee_action
 from .views import final_view, public_view, seat_view
 
@@ -55,3 +56,4 @@ __all__ = [
     "new_deal", "opening_events", "preset", "public_view", "replay", "seat_view", "to_act", "to_json",
     "trustee_action",
 ]
+__all__ += ["ActionType", "DealOutcome", "Phase", "deal_outcome"]

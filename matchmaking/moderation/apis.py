@@ -17,6 +17,7 @@ from accounts.permissions import IsNotBanned
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
+from games.models import GameStatus
 from matchmaking.models import ReportReason, ReportStatus
 from matchmaking.moderation import selectors, services
 
@@ -318,7 +319,7 @@ class GameAbortInputSerializer(StrictInputSerializer):
 class GameAbortOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     table_id = serializers.IntegerField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
     unscored = serializers.BooleanField()
 
 
@@ -337,14 +338,14 @@ class ModerationGameAbortApi(_ModerationApi):
         examples=[
             OpenApiExample(
                 "aborted",
-                value={"id": 12, "table_id": 3, "status": "over", "unscored": True},
+                value={"id": 12, "table_id": 3, "status": "aborted", "unscored": True},
                 response_only=True,
                 status_codes=["200"],
             )
         ],
         description=(
-            "End a running deal at once: an `aborted {reason}` event, `unscored`, not rated, no final "
-            "view; its table is closed (`dissolved`)."
+            "End a running deal at once: status `aborted`, an `aborted {reason}` event, `unscored`, not "
+            "rated, no final view; its table is closed (`table_closed {reason: aborted}`)."
         ),
     )
     def post(self, request, game_id: int):

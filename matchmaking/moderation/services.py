@@ -80,17 +80,13 @@ def user_tickets_cancel(*, user_id: int) -> int:
     return ticket_model.objects.filter(user_id=user_id, status="waiting").update(status="cancelled")
 
 
-def _running_seats(*, user_id: int) -> list[tuple[int, int]]:
-    """(game id, seat) of every running deal the user plays in, by game id (the lock order)."""
-    seats = Seat.objects.filter(user_id=user_id, table__status=TableStatus.PLAYING).values_list(
-        "table_id", "seat"
+def _running_games(*, user_id: int) -> list[int]:
+    """The running deals the user plays in, by id (the lock order)."""
+    table_ids = Seat.objects.filter(user_id=user_id, table__status=TableStatus.PLAYING).values_list(
+        "table_id", flat=True
     )
-    running = []
-    for table_id, seat in seats:
-        game_id = game_selectors.game_running_id(table_id=table_id)
-        if game_id is not None:
-            running.append((game_id, seat))
-    return sorted(running)
+    running = (game_selectors.game_running_id(table_id=table_id) for table_id in table_ids)
+    return sorted(game_id for game_id in running if game_id is not None)
 
 
 def sanction_impose(
@@ -126,8 +122,8 @@ def sanction_impose(
     if kind == SanctionKind.BAN:
         # One deal per transaction (games/lock_objects.py); the ban already binds, this only spares
         # the other players his deadlines.
-        for game_id, seat in _running_seats(user_id=user_id):
-            game_services.game_seat_trustee_lock(game_id=game_id, seat=seat)
+        for game_id in _running_games(user_id=user_id):
+            game_services.game_seats_lock_trustee(game_id=game_id, user_id=user_id)
         user_tickets_cancel(user_id=user_id)
     return sanction
 
@@ -141,15 +137,15 @@ def sanction_revoke(*, sanction_id: int, moderator: Any, note: str, source: str)
 def game_abort(
     *, game_id: int, reason: str, moderator: Any, source: str, report_id: int | None = None
 ) -> Game:
-    """End a running deal at once, unscored and unrated, and close its table (CONTRACT §6)."""
+    """End a running deal at once, unscored and unrated; its table closes (`table_closed {reason:
+    "aborted"}`, matchmaking.services.table_deal_ended) in the same transaction (CONTRACT §6)."""
     if not reason.strip():
         raise ApiError(ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"reason": ["required"]})
     with transaction.atomic():
-        # Lock order: the game (inside game_abort) before its table.
-        game = game_services.game_abort(game_id=game_id, reason=reason, moderator=moderator)
-        table = table_lock(table_id=game.table_id)
-        table.status = TableStatus.DISSOLVED
-        table.save(update_fields=["status"])
+        # Lock order: the game (inside game_abort) before its table and the report.
+        if not game_services.game_abort(game_id=game_id, reason=reason):
+            raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
+        game = Game.objects.get(pk=game_id)
         report = _report_lock(report_id=report_id) if report_id is not None else None
         if report is not None:
             _report_handle(report=report, status=ReportStatus.ACTIONED, moderator=moderator, note=reason)
@@ -161,7 +157,7 @@ def game_abort(
             reason=reason,
             source=source,
             subject_user_id=report.user_id if report is not None else None,
-            details={"table": table.pk, "report": report_id, "players": list(game.players)},
+            details={"table": game.table_id, "report": report_id, "players": list(game.players)},
         )
     return game
 

@@ -1,12 +1,12 @@
-"""The moderation release's data migration (accounts 0004) on rows made before it: banned users get
+"""The moderation release's data migration (accounts 0006) on rows made before it: banned users get
 a permanent ban, clashing and guest-like usernames are renamed without losing any account."""
 
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("accounts", "0002_sidebias_rating_ratingchange")]
-AFTER = [("accounts", "0005_drop_banned_unique_usernames_append_only_audit")]
+BEFORE = [("accounts", "0004_feed")]
+AFTER = [("accounts", "0007_drop_banned_unique_usernames_append_only_audit")]
 
 
 @pytest.mark.django_db(transaction=True)

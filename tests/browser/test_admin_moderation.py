@@ -91,7 +91,7 @@ def test_moderator_sanctions_from_a_report_aborts_a_deal_and_reads_the_audit(
     )
     assert "done for 1 of 1" in browser.page_source
     game = Game.objects.get(pk=setup["game"])
-    assert game.status == "over" and game.unscored
+    assert game.status == "aborted" and game.unscored
     assert Table.objects.get(pk=setup["table"]).status == "dissolved"
 
     # Both in the audit log, which shows but cannot be edited.

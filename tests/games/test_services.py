@@ -50,7 +50,13 @@ def test_second_deal_replays_with_its_context(make_table):
     setup = make_table(preset="wuren", deals=3)
     first = play_deal(setup["clients"], setup["game"], random.Random(4))
     second = Game.objects.filter(table_id=setup["table"]).exclude(pk=first.pk).get()
-    assert second.setup["context"] == (first.final if first.status == "over" else first.setup["context"])
+    # The next deal's context is the engine's DealOutcome of the first (its JSON form is stored).
+    expected = (
+        engine.deal_outcome(engine.from_json(first.state)).to_json()
+        if first.status == "over"
+        else first.setup["context"]
+    )
+    assert second.setup["context"] == json.loads(json.dumps(expected))
     replayed = engine.replay(engine.preset("wuren"), second.setup, [])
     assert _as_stored(replayed) == second.state
 

@@ -1,4 +1,4 @@
-"""games.timers and the 托管 path of games.services (RULES §5): deadlines, timeouts, auto-play, the
+"""The timer and 托管 services of games.services (RULES §5): deadlines, timeouts, auto-play, the
 trustee lock, dissolving, unscored all-trustee deals and the sweep. No worker here: the services are
 called as the tasks call them (tests/games/test_worker.py runs a real one)."""
 
@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import engine, selectors, services, tasks, timers
+from games import actions, engine, selectors, services, tasks
 from games.models import Event, Game, GameStatus
 from matchmaking.models import Table, TableStatus
 from tests.conftest import assert_error
@@ -47,9 +47,9 @@ def test_timer_for_an_older_version_does_nothing(make_table):
     setup = make_table()
     game = _overdue(setup["game"])
     before = _snapshot(game.pk)
-    assert timers.game_deadline_expire(game_id=game.pk, version=game.version + 1) is False
+    assert services.game_deadline_expire(game_id=game.pk, version=game.version + 1) is False
     if game.version:
-        assert timers.game_deadline_expire(game_id=game.pk, version=game.version - 1) is False
+        assert services.game_deadline_expire(game_id=game.pk, version=game.version - 1) is False
     assert _snapshot(game.pk) == before
 
 
@@ -58,15 +58,15 @@ def test_timer_that_arrives_before_the_deadline_does_nothing(make_table):
     game = _game(setup["game"])
     assert game.deadline > timezone.now()
     before = _snapshot(game.pk)
-    assert timers.game_deadline_expire(game_id=game.pk, version=game.version) is False
+    assert services.game_deadline_expire(game_id=game.pk, version=game.version) is False
     assert _snapshot(game.pk) == before
 
 
 def test_timer_of_a_missing_or_finished_game_does_nothing(make_table):
-    assert timers.game_deadline_expire(game_id=10**9, version=0) is False
+    assert services.game_deadline_expire(game_id=10**9, version=0) is False
     setup = make_table()
     Game.objects.filter(pk=setup["game"]).update(status=GameStatus.OVER, deadline=timezone.now())
-    assert timers.game_deadline_expire(game_id=setup["game"], version=_game(setup["game"]).version) is False
+    assert services.game_deadline_expire(game_id=setup["game"], version=_game(setup["game"]).version) is False
 
 
 def test_timeout_plays_the_default_action_and_puts_the_seat_on_trustee(make_table):
@@ -92,9 +92,9 @@ def test_timeout_plays_the_default_action_and_puts_the_seat_on_trustee(make_tabl
 def test_the_same_timer_twice_acts_once(make_table):
     setup = make_table()
     game = _overdue(setup["game"])
-    assert timers.game_deadline_expire(game_id=game.pk, version=game.version) is True
+    assert services.game_deadline_expire(game_id=game.pk, version=game.version) is True
     after_first = _snapshot(game.pk)
-    assert timers.game_deadline_expire(game_id=game.pk, version=game.version) is False
+    assert services.game_deadline_expire(game_id=game.pk, version=game.version) is False
     assert _snapshot(game.pk) == after_first
 
 
@@ -131,7 +131,7 @@ def test_a_timed_out_seat_counts_an_entry_toward_the_lock(make_table):
     setup = make_table()
     game = _overdue(setup["game"])
     (seat,) = engine.to_act(selectors.game_state(game=game))
-    timers.game_deadline_expire(game_id=game.pk, version=game.version)
+    services.game_deadline_expire(game_id=game.pk, version=game.version)
     assert _game(game.pk).trustee_entries[seat] == 1
 
 
@@ -179,9 +179,9 @@ def test_a_window_keeps_its_deadline_while_seats_answer():
         pytest.fail("no multi-seat window reached in 200 weihai deals")
     seat = engine.to_act(state)[0]
     after, _ = engine.apply_action(state, seat, engine.Action("stay"))
-    assert services._same_prompt(before=state, after=after)
+    assert actions.same_prompt(before=state, after=after)
     game = Game(deadline=timezone.now())
-    assert services._deadline_next(game=game, before=state, after=after) == game.deadline
+    assert actions.deadline_next(game=game, before=state, after=after) == game.deadline
 
 
 def test_sweep_applies_only_deadlines_overdue_by_more_than_the_grace(make_table):
@@ -193,7 +193,7 @@ def test_sweep_applies_only_deadlines_overdue_by_more_than_the_grace(make_table)
     assert tasks.games_deadlines_sweep.run() == 1
     assert _game(late["game"]).version > late_version
     assert _game(recent["game"]).version == recent_version
-    assert timers.games_deadlines_sweep(grace=0) == 1
+    assert services.games_deadlines_sweep(grace=0) == 1
     assert _game(recent["game"]).version > recent_version
 
 
@@ -206,10 +206,10 @@ def test_a_long_trustee_chain_goes_on_in_bounded_steps(make_table):
     game = _game(setup["game"])
     # One request applies at most MAX_AUTOPLAY_ACTIONS; the rest is left to game_trustee_autoplay.
     assert game.status == GameStatus.RUNNING
-    assert game.version - before == services.MAX_AUTOPLAY_ACTIONS
-    assert timers.game_trustee_autoplay(game_id=game.pk, version=game.version - 1) is False
-    assert timers.game_trustee_autoplay(game_id=game.pk, version=game.version) is True
-    assert _game(game.pk).version == game.version + services.MAX_AUTOPLAY_ACTIONS
+    assert game.version - before == actions.MAX_AUTOPLAY_ACTIONS
+    assert services.game_trustee_autoplay(game_id=game.pk, version=game.version - 1) is False
+    assert services.game_trustee_autoplay(game_id=game.pk, version=game.version) is True
+    assert _game(game.pk).version == game.version + actions.MAX_AUTOPLAY_ACTIONS
     assert autoplay_to_the_end(game.pk).status == GameStatus.OVER
 
 

@@ -56,13 +56,13 @@ def _restart_clock(game_id: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
-    from games import services
+    from games import actions, selectors
 
     with transaction.atomic():
         game = Game.objects.select_for_update().select_related("table").get(pk=game_id)
         game.deadline = timezone.now() + timedelta(seconds=1)
         game.save(update_fields=["deadline"])
-        transaction.on_commit(lambda: services._after_action_committed(game))
+        actions.after_commit(actions.committed(game=game, state=selectors.game_state(game=game)))
 
 
 def _wait_finished(game_id: int, worker: Worker, timeout: float) -> Game:

@@ -1,7 +1,7 @@
 """Finishing deals quickly through the service path: seats on 托管 plus "humans" who play the default
 action by hand (used by the timer, penalty and rating tests)."""
 
-from games import engine, selectors, timers
+from games import engine, selectors, services
 from games.models import Game, GameStatus
 
 
@@ -23,7 +23,7 @@ def _play_out(setup, seats) -> Game:
         state = selectors.game_state(game=game)
         if all(game.trustee[s] for s in engine.to_act(state)):
             # What the worker does after each commit (no worker here: on_commit never runs).
-            assert timers.game_trustee_autoplay(game_id=game.pk, version=game.version)
+            assert services.game_trustee_autoplay(game_id=game.pk, version=game.version)
             continue
         seat = next(s for s in engine.to_act(state) if s in seats)
         action = engine.action_to_dict(engine.trustee_action(state, seat))
@@ -38,7 +38,7 @@ def autoplay_to_the_end(game_id: int) -> Game:
     """Go on with a trustee chain as the worker's game_trustee_autoplay tasks would."""
     for _ in range(1000):
         game = _game(game_id)
-        if game.status != GameStatus.RUNNING or not timers.game_trustee_autoplay(
+        if game.status != GameStatus.RUNNING or not services.game_trustee_autoplay(
             game_id=game_id, version=game.version
         ):
             return game

@@ -18,7 +18,7 @@ def test_leaving_a_running_deal_costs_40_points_and_is_in_the_history(make_table
     table = Table.objects.get(pk=setup["table"])
     assert table.scores[2] == -40
     game = Game.objects.get(pk=setup["game"])
-    assert game.trustee[2] is True and game.seat_user_ids[2] is None
+    assert game.trustee[2] is True and game.left[2] is True
     penalty = Penalty.objects.get()
     assert (penalty.user_id, penalty.table_id, penalty.game_id, penalty.seat) == (
         user.pk,

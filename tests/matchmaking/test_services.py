@@ -1,4 +1,4 @@
-"""matchmaking.services.table_deal_finished: what a table does when one of its deals ends."""
+"""matchmaking.services.table_deal_ended: the deal loop, what a table does when one of its deals ends."""
 
 import random
 
@@ -6,32 +6,27 @@ import pytest
 from django.db import transaction
 
 from games import engine
+from games import selectors as game_selectors
 from games.models import Game, GameStatus
 from matchmaking import services
-from matchmaking.models import Table, TableStatus
+from matchmaking.models import Table, TableEvent, TableStatus
 from tests.api.playing import play_deal
 
 pytestmark = pytest.mark.django_db
 
 
 def _end_as_void(game: Game) -> None:
-    """Pretend the deal ended void (no emperor found), as the engine reports it."""
-    game.status = GameStatus.VOID
-    game.final = {
-        "void": True,
-        "scores": [0] * 5,
-        "next_start_seat": game.setup["start_seat"],
-        "tribute": None,
-    }
-    game.save(update_fields=["status", "final"])
+    """Pretend the deal ended void (no emperor found) and hand the table its end, as games does."""
+    with transaction.atomic():
+        game.status = GameStatus.VOID
+        game.save(update_fields=["status"])
+        services.table_deal_ended(game_selectors.game_ended(game=game))
 
 
 def test_a_void_deal_is_dealt_again_with_a_new_seed_same_start_seat_and_context(make_table):
     setup = make_table(preset="wuren")
     game = Game.objects.get(pk=setup["game"])
     _end_as_void(game)
-    with transaction.atomic():
-        services.table_deal_finished(game=game)
     table = Table.objects.get(pk=setup["table"])
     redeal = Game.objects.filter(table=table).exclude(pk=game.pk).get()
     assert table.status == TableStatus.PLAYING and table.scores == [0] * 5 and table.deals_done == 0
@@ -48,8 +43,6 @@ def test_fixed_setups_are_used_for_successive_deals(make_table):
     first = Game.objects.get(pk=setup["game"])
     assert first.setup["seed"] == 12345
     _end_as_void(first)
-    with transaction.atomic():
-        services.table_deal_finished(game=first)
     second = Game.objects.filter(table_id=setup["table"]).exclude(pk=first.pk).get()
     assert second.setup["hands"] == hands
 
@@ -62,3 +55,23 @@ def test_the_table_finishes_when_its_deals_are_played(make_table):
     assert table["status"] == "finished" and table["current_game"] is None
     assert table["scores"] == game.final["scores"]
     assert Game.objects.filter(table_id=setup["table"]).count() == 1
+
+
+def test_a_table_stops_redealing_after_the_void_limit_and_says_why(make_table, monkeypatch):
+    """Issue 8 defect 3: at MAX_VOID_REDEALS void deals in a row the table used to stay `playing`
+    with no running deal; now it closes, dissolved, with the reason in its status and its events."""
+    monkeypatch.setattr(services, "MAX_VOID_REDEALS", 2)
+    setup = make_table(preset="wuren")
+    _end_as_void(Game.objects.get(pk=setup["game"]))
+    table = Table.objects.get(pk=setup["table"])
+    assert table.status == TableStatus.PLAYING, "one void deal is simply dealt again"
+    running = Game.objects.get(table=table, status=GameStatus.RUNNING)
+    _end_as_void(running)
+    table.refresh_from_db()
+    assert table.status == TableStatus.DISSOLVED and table.closed_reason == "void_limit"
+    assert not Game.objects.filter(table=table, status=GameStatus.RUNNING).exists()
+    assert Game.objects.filter(table=table).count() == 2
+    closed = TableEvent.objects.filter(table=table).order_by("-seq").first()
+    assert closed.type == "table_closed" and closed.data == {"type": "table_closed", "reason": "void_limit"}
+    detail = setup["staff"].get(f"/api/v1/tables/{setup['table']}").json()
+    assert detail["status"] == "dissolved" and detail["current_game"] is None

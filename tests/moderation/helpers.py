@@ -5,7 +5,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import Group, Permission
 
-_GROUP_MIGRATION = importlib.import_module("matchmaking.migrations.0004_moderators_group")
+_GROUP_MIGRATION = importlib.import_module("matchmaking.migrations.0005_moderators_group")
 
 
 def moderators_group() -> Group:

@@ -23,13 +23,16 @@ def test_aborting_ends_the_deal_unscored_and_closes_the_table(make_table, make_u
     assert response.json() == {
         "id": setup["game"],
         "table_id": setup["table"],
-        "status": "over",
+        "status": "aborted",
         "unscored": True,
     }
     game = Game.objects.get(pk=setup["game"])
-    assert game.status == "over" and game.unscored and game.deadline is None and game.final is None
+    assert game.status == "aborted" and game.unscored and game.deadline is None and game.final is None
     table = Table.objects.get(pk=setup["table"])
-    assert table.status == "dissolved" and table.scores == scores_before and table.deals_done == 0
+    assert table.status == "dissolved" and table.closed_reason == "aborted"
+    assert table.scores == scores_before and table.deals_done == 0
+    table_events = setup["clients"][2].get(f"/api/v1/tables/{setup['table']}/events?after=0").json()["events"]
+    assert table_events[-1]["type"] == "table_closed" and table_events[-1]["reason"] == "aborted"
     assert Game.objects.filter(table_id=setup["table"]).count() == 1  # no next deal
     events = setup["clients"][2].get(f"/api/v1/games/{setup['game']}/events?after=0").json()["events"]
     assert events[-1]["type"] == "aborted" and events[-1]["reason"] == "server bug in deal"

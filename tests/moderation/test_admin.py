@@ -84,7 +84,7 @@ def test_sanction_and_abort_from_the_report_queue(client, moderator, make_table)
     assert Report.objects.get().status == "actioned"
     _two_steps(client, "/admin/matchmaking/report/", "abort_reported", [report.pk], reason="bot deal")
     game = Game.objects.get(pk=setup["game"])
-    assert game.status == "over" and game.unscored
+    assert game.status == "aborted" and game.unscored
     assert Table.objects.get(pk=setup["table"]).status == "dissolved"
     assert _entry("abort").target_id == setup["game"]
 
@@ -230,9 +230,7 @@ def test_a_long_deals_page_stays_small(client, make_table):
     for _ in range(50):
         if game.status != "running":
             break
-        from games import timers
-
-        timers.game_trustee_autoplay(game_id=game.pk, version=game.version)
+        game_services.game_trustee_autoplay(game_id=game.pk, version=game.version)
         game.refresh_from_db()
     assert game.last_seq > 100
     root = User.objects.create_superuser(username="root", password="correct-horse-9")

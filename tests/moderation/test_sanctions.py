@@ -106,6 +106,9 @@ def test_queue_ban_refuses_joining_but_not_playing_otherwise(make_user, make_cli
     assert body["extra"]["kind"] == "queue_ban"
     assert player.get("/api/v1/me").json()["banned"] is False
     assert [s["kind"] for s in player.get("/api/v1/me/restrictions").json()["sanctions"]] == ["queue_ban"]
+    # His feed told him at once (CONTRACT §5 `sanction {kind, expires_at}`).
+    feed = player.get("/api/v1/me/events?after=0").json()["events"]
+    assert [(e["type"], e["kind"], e["expires_at"]) for e in feed] == [("sanction", "queue_ban", None)]
 
 
 def test_a_banned_seat_goes_on_locked_trustee_and_the_deal_goes_on(make_table, make_user, make_client):

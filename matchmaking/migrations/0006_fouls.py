@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matchmaking', '0004_moderators_group'),
+        ('matchmaking', '0005_moderators_group'),
     ]
 
     operations = [

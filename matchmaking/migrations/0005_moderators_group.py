@@ -49,9 +49,9 @@ def backwards(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("matchmaking", "0003_alter_penalty_options_report"),
-        ("accounts", "0005_drop_banned_unique_usernames_append_only_audit"),
-        ("games", "0002_game_unscored"),
+        ("matchmaking", "0004_alter_penalty_options_report"),
+        ("accounts", "0007_drop_banned_unique_usernames_append_only_audit"),
+        ("games", "0003_game_bots_game_left_alter_game_status"),
         ("auditlog", "0017_add_actor_email"),
         ("contenttypes", "0002_remove_content_type_name"),
         ("auth", "0012_alter_user_first_name_max_length"),

@@ -30,7 +30,7 @@ def _on_postgresql(sql):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0004_bans_to_sanctions_tokens_usernames'),
+        ('accounts', '0006_bans_to_sanctions_tokens_usernames'),
     ]
 
     operations = [

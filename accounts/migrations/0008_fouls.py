@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0005_drop_banned_unique_usernames_append_only_audit'),
+        ('accounts', '0007_drop_banned_unique_usernames_append_only_audit'),
     ]
 
     operations = [

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('games', '0002_game_unscored'),
-        ('matchmaking', '0002_penalty'),
+        ('matchmaking', '0003_table_bots_replace_leavers_table_closed_reason_and_more'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -70,7 +70,7 @@ def backwards(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0003_sanctions_audit_token_expiry'),
+        ('accounts', '0005_sanctions_audit_token_expiry'),
     ]
 
     operations = [

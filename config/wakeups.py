@@ -11,6 +11,8 @@ import time
 
 from django.conf import settings
 
+from config import shutdown
+
 logger = logging.getLogger(__name__)
 
 _sync_client = None
@@ -18,6 +20,14 @@ _sync_client = None
 
 def channel_name(game_id: int) -> str:
     return f"baohuang:game:{game_id}"
+
+
+def table_channel_name(table_id: int) -> str:
+    return f"baohuang:table:{table_id}"
+
+
+def user_channel_name(user_id: int) -> str:
+    return f"baohuang:user:{user_id}"
 
 
 def _client():
@@ -29,20 +39,32 @@ def _client():
     return _sync_client
 
 
-def publish(*, game_id: int, version: int) -> None:
+def _publish(channel: str, value: int) -> None:
     if not settings.REDIS_URL:
         return
     try:
-        _client().publish(channel_name(game_id), str(version))
+        _client().publish(channel, str(value))
     except Exception:  # noqa: BLE001 - a lost wake-up only delays waiters until their poll timeout
-        logger.warning("wake-up for game %s not published", game_id, exc_info=True)
+        logger.warning("wake-up on %s not published", channel, exc_info=True)
+
+
+def publish(*, game_id: int, version: int) -> None:
+    _publish(channel_name(game_id), version)
+
+
+def publish_table(*, table_id: int, seq: int) -> None:
+    _publish(table_channel_name(table_id), seq)
+
+
+def publish_user(*, user_id: int, seq: int) -> None:
+    _publish(user_channel_name(user_id), seq)
 
 
 class Waiter:
     """Subscribe first, then re-read, then wait: a change between the read and the wait still wakes us."""
 
-    def __init__(self, game_id: int):
-        self.game_id = game_id
+    def __init__(self, game_id: int | None = None, *, channel: str | None = None):
+        self.channel = channel or channel_name(game_id)
         self._redis = None
         self._pubsub = None
 
@@ -53,9 +75,9 @@ class Waiter:
 
                 self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1)
                 self._pubsub = self._redis.pubsub()
-                await self._pubsub.subscribe(channel_name(self.game_id))
+                await self._pubsub.subscribe(self.channel)
             except Exception:  # noqa: BLE001 - fall back to polling the database
-                logger.warning("Redis unavailable; polling game %s", self.game_id, exc_info=True)
+                logger.warning("Redis unavailable; polling for %s", self.channel, exc_info=True)
                 await self._close()
         return self
 
@@ -72,7 +94,11 @@ class Waiter:
         self._pubsub = self._redis = None
 
     async def wait(self, timeout: float) -> None:
-        """Return on a wake-up, after `timeout`, or (without Redis) after one poll interval."""
+        """Return on a wake-up, after `timeout`, (without Redis) after one poll interval, or as soon
+        as the process is told to stop (config/shutdown.py)."""
+        await shutdown.unless_stopping(self._wait(timeout))
+
+    async def _wait(self, timeout: float) -> None:
         if self._pubsub is None:
             await asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL))
             return

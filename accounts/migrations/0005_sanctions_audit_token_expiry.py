@@ -8,7 +8,7 @@ import accounts.models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0002_sidebias_rating_ratingchange'),
+        ('accounts', '0004_feed'),
         ('auth', '0012_alter_user_first_name_max_length'),
     ]
 

@@ -1,0 +1,276 @@
+"""Applying actions to a locked game: the one path for moves, timeouts, 托管 and bots.
+
+Every write service (games/services.py) locks the game row first (games/lock_objects.py), then comes
+here: `action_record` applies one engine action and appends its events; `trustee_autoplay` lets the
+seats on 托管 answer what they are prompted; `deal_finish` records the end of a deal and tells the
+table's owner (matchmaking) through the one subscriber registered at start-up. `after_commit` returns
+what a committed change must trigger (wake-ups, the next deadline, a trustee or bot continuation);
+the scheduling itself lives next to the tasks (games/tasks.py), imported lazily here and nowhere else.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from config import wakeups
+from games import engine, selectors
+from games.models import Event, Game, GameStatus
+
+FINISHED_PHASES = ("over", "void")
+# Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
+# seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
+# a player's request nor the worker holds the game, or delays other games' timers, for long.
+MAX_AUTOPLAY_ACTIONS = 25
+
+
+@dataclass(frozen=True)
+class DealEnded:
+    """What the end of a deal tells the table it belongs to (a value, not a view dict)."""
+
+    game_id: int
+    table_id: int
+    number: int
+    void: bool
+    unscored: bool
+    aborted: bool
+    any_trustee: bool
+    setup: dict
+    outcome: Any  # engine.DealOutcome, or None for an aborted deal
+
+
+_deal_end_subscriber: Callable[[DealEnded], None] | None = None
+
+
+def deal_end_subscribe(handler: Callable[[DealEnded], None]) -> None:
+    """Matchmaking registers the owner of the deal-end → next-deal flow here (MatchmakingConfig.ready).
+    One subscriber: the flow has one owner."""
+    global _deal_end_subscriber
+    _deal_end_subscriber = handler
+
+
+def deadline_for(*, game: Game, phase: str) -> Any:
+    if phase in FINISHED_PHASES:
+        return None
+    seconds = game.table.play_seconds if phase == "play" else game.table.prompt_seconds
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def same_prompt(*, before: Any, after: Any) -> bool:
+    """The action answered part of a still-open window: the window keeps its deadline (RULES §5:
+    one deadline per prompt, and a window is one prompt to all the seats it asks)."""
+    old, new = before.window, after.window
+    return (
+        old is not None
+        and new is not None
+        and before.phase == after.phase
+        and old.kind == new.kind
+        and old.asked == new.asked
+        and new.answers[: len(old.answers)] == old.answers
+        and len(new.answers) > len(old.answers)
+    )
+
+
+def deadline_next(*, game: Game, before: Any, after: Any) -> Any:
+    if game.deadline is not None and same_prompt(before=before, after=after):
+        return game.deadline
+    return deadline_for(game=game, phase=after.phase)
+
+
+def event_rows(*, game: Game, events: list[dict], action: list | None = None) -> list[Event]:
+    """Rows for `events`, numbered after the game's last seq (the caller saves `last_seq`)."""
+    rows = []
+    for index, event in enumerate(events):
+        game.last_seq += 1
+        rows.append(
+            Event(
+                game=game,
+                seq=game.last_seq,
+                type=str(event.get("type", "")),
+                data=event,
+                action=action if index == 0 else None,
+                version=game.version,
+            )
+        )
+    return rows
+
+
+def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any, list[Event]]:
+    """The engine step of one action: the new state and its event rows (not saved yet); raises
+    engine.IllegalAction with nothing changed."""
+    new_state, events = engine.apply_action(state, seat, action)
+    game.version += 1
+    if not events:
+        # Every applied action leaves a row, so the log alone replays the deal; only the actor
+        # sees it (a window answer must not tell others who answered).
+        events = [{"type": "answered", "seat": seat, "private_to": [seat]}]
+    rows = event_rows(game=game, events=events, action=[seat, engine.action_to_dict(action)])
+    game.deadline = deadline_next(game=game, before=state, after=new_state)
+    return new_state, rows
+
+
+def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
+    Event.objects.bulk_create(rows)
+    game.state = engine.to_json(state)
+    game.save(update_fields=["state", "version", "deadline", "last_seq"])
+    selectors.game_state_remember(game=game, state=state)
+    if state.phase in FINISHED_PHASES:
+        deal_finish(game=game, state=state)
+    elif not same_prompt(before=before, after=state):
+        prompts_announce(game=game, state=state)
+
+
+def prompts_announce(*, game: Game, state: Any) -> None:
+    """A `your_turn` entry in the feed of each player a new prompt asks to act (CONTRACT §5). Not for
+    bots, seats on trustee (they act at once) or players who left; not for the rest of a window that
+    one seat has just answered (the others' prompt is the same one)."""
+    from accounts.feed import feed_append
+
+    deadline = game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None
+    for seat in engine.to_act(state):
+        if game.bots[seat] or game.trustee[seat] or game.left[seat] or game.seat_user_ids[seat] is None:
+            continue
+        feed_append(
+            user_id=game.seat_user_ids[seat],
+            type="your_turn",
+            data={"game": game.pk, "version": game.version, "deadline": deadline},
+        )
+
+
+def action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
+    """Apply one action of `seat` to the locked `game` and persist it (events, version, deadline);
+    raises engine.IllegalAction, changing nothing. Moves, timeouts, 托管 and bots all come here."""
+    new_state, rows = _action_step(game=game, seat=seat, state=state, action=action)
+    _persist(game=game, before=state, state=new_state, rows=rows)
+    return new_state
+
+
+@dataclass(frozen=True)
+class Autoplay:
+    state: Any
+    pending: bool  # the chain stopped at MAX_AUTOPLAY_ACTIONS with trustee seats still prompted
+
+
+def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
+    """Seats on 托管 act as soon as they are prompted (RULES §5), in the caller's locked transaction.
+
+    A chain of trustee actions (a whole deal when all five are on trustee) is saved once at its end:
+    one insert of its events and one update of the state, not one of each per action."""
+    rows: list[Event] = []
+    applied = 0
+    pending = False
+    before = state
+    while state.phase not in FINISHED_PHASES:
+        seats = [seat for seat in engine.to_act(state) if game.trustee[seat]]
+        if not seats:
+            break
+        if applied >= MAX_AUTOPLAY_ACTIONS:
+            pending = True
+            break
+        action = engine.trustee_action(state, seats[0])
+        state, action_rows = _action_step(game=game, seat=seats[0], state=state, action=action)
+        rows += action_rows
+        applied += 1
+    if rows:
+        _persist(game=game, before=before, state=state, rows=rows)
+    return Autoplay(state=state, pending=pending)
+
+
+def trustee_switch(*, game: Game, seat: int, on: bool, locked: bool = False) -> None:
+    """Put `seat` on 托管 or take it off, with its public `trustee` event. `locked`: it may not come
+    back (more than three entries is the same lock, RULES §5)."""
+    if locked:
+        game.trustee_entries[seat] = max(game.trustee_entries[seat], 4)
+    if game.trustee[seat] != on:
+        game.trustee[seat] = on
+        if on:
+            game.trustee_entries[seat] += 1
+        Event.objects.bulk_create(
+            event_rows(game=game, events=[{"type": "trustee", "seat": seat, "on": on}])
+        )
+    game.save(update_fields=["trustee", "trustee_entries", "last_seq"])
+
+
+def trustee_is_locked(*, game: Game, seat: int) -> bool:
+    return game.trustee_entries[seat] > 3
+
+
+def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
+    """Record the end of a deal on the locked game, then hand the table its result (DealEnded).
+
+    An aborted deal (a moderator's decision, CONTRACT §6) keeps no final view: it has no result."""
+    void = not aborted and state.phase == "void"
+    if aborted:
+        game.status = GameStatus.ABORTED
+    else:
+        game.status = GameStatus.VOID if void else GameStatus.OVER
+        game.final = engine.final_view(state)
+    game.finished_at = timezone.now()
+    game.deadline = None
+    # RULES §5: all five on trustee → kept, but not scored and not rated. An aborted deal neither.
+    game.unscored = aborted or (not void and all(game.trustee))
+    game.save(
+        update_fields=[
+            "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
+        ]
+    )
+    if _deal_end_subscriber is not None:
+        _deal_end_subscriber(selectors.game_ended(game=game, state=state))
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What a committed change to a game must trigger, computed inside the transaction."""
+
+    game_id: int
+    version: int
+    running: bool
+    deadline: Any
+    autoplay_pending: bool
+    bot_seats: tuple[int, ...]
+    rate: bool
+
+
+def committed(*, game: Game, state: Any, autoplay_pending: bool = False) -> Committed:
+    running = game.status == GameStatus.RUNNING
+    bots = game.bots or [False] * 5
+    prompted = engine.to_act(state) if running else []
+    bot_seats = tuple(
+        seat for seat in prompted if bots[seat] and not game.trustee[seat] and not game.left[seat]
+    ) if running and not autoplay_pending else ()
+    return Committed(
+        game_id=game.pk,
+        version=game.version,
+        running=running,
+        deadline=game.deadline,
+        autoplay_pending=autoplay_pending,
+        bot_seats=bot_seats,
+        rate=game.status == GameStatus.OVER and not game.unscored,
+    )
+
+
+def after_commit(change: Committed) -> None:
+    """Register the side effects of `change` for when the transaction commits."""
+    transaction.on_commit(lambda: _run_after_commit(change))
+
+
+def _run_after_commit(change: Committed) -> None:
+    from games import tasks  # tasks build on the services that build on this module
+
+    wakeups.publish(game_id=change.game_id, version=change.version)
+    if change.rate:
+        tasks.game_ratings_schedule(game_id=change.game_id)
+    if not change.running:
+        return
+    if change.autoplay_pending:
+        tasks.game_autoplay_schedule(game_id=change.game_id, version=change.version)
+        return
+    if change.bot_seats:
+        delay = settings.BOTS_DELAY_SECONDS
+        tasks.game_bot_schedule(game_id=change.game_id, version=change.version, delay=delay)
+    if change.deadline is not None:
+        tasks.game_timer_schedule(game_id=change.game_id, version=change.version, deadline=change.deadline)
