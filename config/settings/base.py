@@ -49,7 +49,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Names the signed-in admin user as the actor of model history entries (django-auditlog).
-    "accounts.audit.AuditlogMiddleware",
+    "accounts.audit.auditlog_admin_middleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

@@ -242,3 +242,17 @@ def test_a_long_deals_page_stays_small(client, make_table):
     assert f"All {game.last_seq} events, paged" in html and "more characters" in html
     events = client.get(f"/admin/games/event/?game__id__exact={game.pk}")
     assert events.status_code == 200 and len(events.content) < 100_000
+
+
+def test_model_history_records_the_trusted_address_not_a_forged_one(client, moderator, make_user):
+    target, _ = make_user()
+    data = {
+        "action": "sanction_users",
+        "_selected_action": [str(target.pk)],
+        "apply": "1",
+        "kind": "queue_ban",
+        "reason": "spam",
+    }
+    client.post("/admin/accounts/user/", data, HTTP_X_FORWARDED_FOR="6.6.6.6", REMOTE_ADDR="192.0.2.9")
+    entry = LogEntry.objects.get_for_object(Sanction.objects.get()).get()
+    assert entry.actor == moderator and entry.remote_addr == "192.0.2.9"
