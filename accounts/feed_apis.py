@@ -134,7 +134,9 @@ async def me_events_view(request):
         return await _long_poll(request)
     # Authenticate (and validate) through the DRF view first, answering JSON errors as usual.
     request.META["HTTP_ACCEPT"] = "application/json"
-    request.__dict__.pop("headers", None)  # (a cached_property a middleware may have read already)
+    # DRF negotiates from `request.headers`, which a middleware may already have read (and Django
+    # caches): drop the cached copy so that the new Accept is the one seen.
+    request.__dict__.pop("headers", None)
     response = await _sync_view(request)
     if response.status_code != 200:
         return response

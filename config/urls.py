@@ -8,6 +8,7 @@ from config import health, metrics_view
 api_v1 = [
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),
+    path("", include("matchmaking.moderation.urls")),
     path("", include("games.urls")),
 ]
 

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "auditlog",
     "accounts",
     "matchmaking",
     "games",
@@ -47,6 +48,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Names the signed-in admin user as the actor of model history entries (django-auditlog).
+    "accounts.audit.auditlog_admin_middleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -114,10 +117,17 @@ REST_FRAMEWORK = {
         "accounts.permissions.IsNotBanned",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.GuardedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.handler.api_exception_handler",
-    "DEFAULT_THROTTLE_RATES": {"auth": os.environ.get("AUTH_THROTTLE_RATE", "30/min")},
+    "DEFAULT_THROTTLE_RATES": {
+        "auth": os.environ.get("AUTH_THROTTLE_RATE", "30/min"),
+        "guest": os.environ.get("GUEST_THROTTLE_RATE", "20/hour"),
+        "reports": os.environ.get("REPORTS_THROTTLE_RATE", "20/hour"),
+    },
+    # Trusted reverse proxies in front of the web process: 0 (default) keys rate limits on the socket
+    # address and ignores X-Forwarded-For, which a client can write itself.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
@@ -135,6 +145,11 @@ SPECTACULAR_SETTINGS = {
         "ErrorCodeEnum": "config.api.errors.ErrorCode",
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
+        "ReportStatusEnum": "matchmaking.models.ReportStatus",
+        "ReportReasonEnum": "matchmaking.models.ReportReason",
+        "PenaltyReasonEnum": "matchmaking.models.PenaltyReason",
+        "SanctionKindEnum": "accounts.models.SanctionKind",
+        "ModerationActionKindEnum": "accounts.models.ModerationActionKind",
         "TableEventTypeEnum": "matchmaking.event_apis.TABLE_EVENT_TYPES",
         "ActionTypeEnum": "games.apis.ACTION_TYPES",
         "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
@@ -189,6 +204,28 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 60},
     },
 }
+
+# Rate-limit counters (accounts/throttles.py) must be shared by every web process: Redis when
+# REDIS_URL is set, else this process's memory (one process on a newcomer's machine).
+if os.environ.get("REDIS_URL"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "KEY_PREFIX": "bh",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Account safety (docs/moderation.md).
+TOKEN_TTL_DAYS = float(os.environ.get("TOKEN_TTL_DAYS", "30"))
+LOGIN_FAILURES_MAX = int(os.environ.get("LOGIN_FAILURES_MAX", "10"))
+LOGIN_FAILURES_WINDOW_SECONDS = int(os.environ.get("LOGIN_FAILURES_WINDOW_SECONDS", "900"))
+# The API's JSON bodies (config/api/parsers.py); the largest legitimate one, a staff table with
+# fixed hands, is a few kilobytes.
+API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
+API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
 
 # Long-poll wake-ups (config/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.
