@@ -22,7 +22,7 @@ TYPICAL_STRENGTH = {
 }
 ACCEPT_ABOVE = 0.0
 ACCEPT_ABOVE_WHEN_DECLINING_COSTS = -0.6  # declining would hand a 2 away (贴2)
-HIDDEN_SOLO_ABOVE = 0.8  # weihai 暗独 rather than 转让 when holding both marked cards
+HIDDEN_SOLO_ABOVE = 0.8  # accepting with both marked cards (暗独) rather than 转让 or 让位
 SOLO_ABOVE = 3.0  # about the strongest 1 % of dealt hands
 DECLARE_ABOVE = 1.0  # 明保 / 造反
 KICK_ABOVE = 1.5
@@ -54,6 +54,8 @@ def choose_selection(view: dict, legal: list[Action]) -> Action:
     if accept is not None and decline is not None:
         costs = reading.rules.attach_on_decline != "none" and (view.get("pile") or 0) > 0
         bar = ACCEPT_ABOVE_WHEN_DECLINING_COSTS if costs else ACCEPT_ABOVE
+        if reading.rules.guard_mode == "fixed" and "SJ*" in reading.hand:
+            bar = HIDDEN_SOLO_ABOVE  # holding both marked cards, accepting is a hidden solo (暗独)
         return accept if margin >= bar else decline
     return accept or decline or legal[0]
 
