@@ -11,7 +11,9 @@ from __future__ import annotations
 from functools import lru_cache
 from math import comb
 
-from .reading import BJ_VALUE, JOKER_FLOOR, Reading
+from ..cards import BJ_VALUE
+from ..plays import JOKER_FLOOR
+from .reading import Reading
 
 _SHARE_STEPS = 400  # shares are rounded to 1/400 so the binomial tails can be cached
 _SPECIAL_ANSWER = 0.05  # a big joker beaten by 烤牌, two-kill, 老王 or 特王
@@ -79,7 +81,8 @@ def beaten_chance(reading: Reading, values: tuple[int, ...], seats) -> float:
         return _SPECIAL_ANSWER if top == BJ_VALUE and _has_special_answers(reading) else 0.0
     small_jokers = sum(1 for v in values if v >= JOKER_FLOOR)
     naturals = [v for v in values if v < JOKER_FLOOR]
-    value = naturals[0] if naturals else JOKER_FLOOR
+    # the lowest natural: with laowang's attached 2s this underrates the play a little
+    value = naturals[-1] if naturals else JOKER_FLOOR
     stands = 1.0
     for seat in seats:
         stands *= 1.0 - seat_beats(reading, seat, value, len(values), small_jokers)

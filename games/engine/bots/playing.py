@@ -15,14 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..cards import TWO_VALUE
+from ..plays import JOKER_FLOOR
 from ..state import Action
 from .odds import beaten_chance
-from .reading import JOKER_FLOOR, Reading, play_values
+from .reading import Reading, play_values
 from .strength import JOKER_CONTROL
 
 LEAD_WORTH = 1.0  # winning a trick lets me lead one more set away
 BREAK_COST = 0.4  # an answer taken out of a larger set leaves that set weaker
 TWO_COST = 0.25  # 2s win leads back when led later; spending one as a broken answer costs some
+ATTACHED_TWO_COST = 0.5  # a laowang 2 hung on another set is spent like a weak joker
 PLAY_MARGIN = 0.3  # an answer must gain at least this much over passing
 URGENT_BONUS = 2.0  # stopping an opponent who is nearly out is worth about two controls
 NEARLY_OUT = 3  # an opponent with this many cards or fewer can go out on his next lead
@@ -35,8 +38,8 @@ class Candidate:
     action: Action
     values: tuple[int, ...]
     rank: int | None  # the naturals' value; None for jokers alone
-    naturals: int
     jokers: tuple[int, ...]
+    attached_twos: int  # laowang: 2s hung on a set of another rank (§3.6)
     whole: bool  # takes every natural of its rank from my hand
     marked: int  # marked or called codes it shows (playing them reveals a role)
 
@@ -44,16 +47,22 @@ class Candidate:
     def size(self) -> int:
         return len(self.values)
 
+    @property
+    def spent(self) -> int:
+        """Cards it uses up beyond its own rank: jokers, and laowang's attached 2s."""
+        return len(self.jokers) + self.attached_twos
+
 
 def _candidate(reading: Reading, entry: dict, called: str | None) -> Candidate:
     cards = tuple(entry["cards"])
     values = play_values(reading, cards)
     naturals = [v for v in values if v < JOKER_FLOOR]
+    main = [v for v in naturals if v != TWO_VALUE] or naturals
     jokers = tuple(v for v in values if v >= JOKER_FLOOR)
-    rank = naturals[0] if naturals else None
-    whole = rank is not None and len(naturals) == reading.naturals[rank]
+    rank = main[0] if main else None
+    whole = rank is not None and len(main) == reading.naturals[rank]
     marked = sum(1 for c in cards if c.endswith("*") or c == called)
-    return Candidate(Action("play", cards), values, rank, len(naturals), jokers, whole, marked)
+    return Candidate(Action("play", cards), values, rank, jokers, len(naturals) - len(main), whole, marked)
 
 
 def _opponent_seats(reading: Reading) -> frozenset:
@@ -114,7 +123,7 @@ def _lead(reading: Reading, entries: list[dict], called: str | None) -> Candidat
             return min(singles, key=lambda c: (not c.whole, c.rank, c.marked))
     if not groups:
         candidates = [_candidate(reading, e, called) for e in entries]
-        return min(candidates, key=lambda c: (len(c.jokers), -c.size, c.rank or 99, c.marked))
+        return min(candidates, key=lambda c: (c.spent, -c.size, c.rank or 99, c.marked))
     lowest = groups[0]
     sets_left = len(groups) + (1 if reading.must_last in reading.naturals else 0)
     if sets_left <= 2:
@@ -135,7 +144,7 @@ def _lead_against(reading: Reading, entries: list[dict], called: str | None, gro
         too_big = [c for c in _sized(reading, entries, called, (biggest_hand + 1).__eq__)
                    if c.rank != reading.must_last]
     if too_big:
-        return min(too_big, key=lambda c: (len(c.jokers) + (0 if c.whole else 1), c.rank or 99, c.marked))
+        return min(too_big, key=lambda c: (c.spent + (0 if c.whole else 1), c.rank or 99, c.marked))
     pool = groups or [_candidate(reading, e, called) for e in entries]
     return min(pool, key=lambda c: (beaten_chance(reading, c.values, danger), c.rank or 99, c.marked))
 
@@ -151,9 +160,9 @@ def _follow(reading: Reading, table: dict, candidates: list[Candidate]) -> Candi
     for c in candidates:
         gain = (1.0 if c.whole else 0.0)
         gain += (1.0 - beaten_chance(reading, c.values, seats)) * LEAD_WORTH * (0.4 + 0.6 * against)
-        cost = sum(JOKER_CONTROL[v] for v in c.jokers)
+        cost = sum(JOKER_CONTROL[v] for v in c.jokers) + ATTACHED_TWO_COST * c.attached_twos
         if c.rank is not None and not c.whole:
-            cost += BREAK_COST + (TWO_COST if c.rank == 15 else 0.0)
+            cost += BREAK_COST + (TWO_COST if c.rank == TWO_VALUE else 0.0)
         score = gain - cost - 0.01 * c.marked - 0.001 * (c.rank or 20)
         if best_score is None or score > best_score:
             best, best_score = c, score

@@ -12,11 +12,9 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..cards import BASE_VALUE, BJ_VALUE, SJ_VALUE
-from ..plays import values_of
+from ..cards import BASE_VALUE, SUPER_VALUE
+from ..plays import JOKER_FLOOR, values_of
 from ..rules import RuleSet, preset
-
-JOKER_FLOOR = SJ_VALUE  # values at or above this are jokers or marked cards ranked above BJ
 
 
 @lru_cache(maxsize=64)
@@ -113,7 +111,7 @@ def read_view(view: dict) -> Reading:
     seat = view["seat"]
     hand = tuple(view["hand"])
     supers = supers_of(rules, seat, view.get("emperor"), view.get("called_card"))
-    values = tuple(18 if c in supers else BASE_VALUE[c] for c in hand)
+    values = tuple(SUPER_VALUE if c in supers else BASE_VALUE[c] for c in hand)
     naturals = Counter(v for v in values if v < JOKER_FLOOR)
     jokers = tuple(sorted((v for v in values if v >= JOKER_FLOOR), reverse=True))
     counts = tuple(count_of(c) for c in view["counts"])
@@ -139,5 +137,3 @@ def play_values(reading: Reading, cards) -> tuple[int, ...]:
     """Values of one of my plays, high to low."""
     return values_of(cards, reading.supers)
 
-
-__all__ = ["BJ_VALUE", "JOKER_FLOOR", "Reading", "count_of", "play_values", "read_view", "supers_of"]

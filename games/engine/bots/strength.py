@@ -8,12 +8,13 @@ The must-last rank (憋6 / 憋三) goes out with the last play, so it is no set 
 
 from __future__ import annotations
 
+from ..cards import BJ_VALUE, SJ_VALUE, SUPER_VALUE
 from .odds import beaten_chance
-from .reading import BJ_VALUE, Reading
+from .reading import Reading
 
 # What a joker is worth in won-back leads: a big joker always wins, a small one mostly,
 # a marked card above BJ (老王, 特王) is never beaten.
-JOKER_CONTROL = {16: 0.6, BJ_VALUE: 1.0, 18: 1.2}
+JOKER_CONTROL = {SJ_VALUE: 0.6, BJ_VALUE: 1.0, SUPER_VALUE: 1.2}
 
 
 def set_loses(reading: Reading, value: int, size: int) -> float:
