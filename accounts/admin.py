@@ -1,47 +1,112 @@
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 
 from accounts import services
-from accounts.models import AuthToken, Rating, RatingChange, SideBias, User
+from accounts.admin_forms import SOURCE, confirm_with_reason
+from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, SideBias, User
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by services: the admin lists and shows them, never edits them."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class SanctionInline(admin.TabularInline):
+    model = Sanction
+    fk_name = "user"
+    extra = 0
+    fields = ("kind", "reason", "moderator", "created_at", "expires_at", "revoked_at")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    list_display = ("username", "is_guest", "banned", "is_staff", "date_joined")
-    list_filter = ("banned", "is_guest", "is_bot", "is_staff")
-    fieldsets = (*DjangoUserAdmin.fieldsets, ("Game service", {"fields": ("is_guest", "banned")}))
-    actions = ("ban_users", "unban_users")
+    list_display = ("username", "is_guest", "is_staff", "is_active", "date_joined", "last_login")
+    list_filter = ("is_guest", "is_bot", "is_staff", "is_active", "groups")
+    search_fields = ("username", "email")
+    list_per_page = 50
+    fieldsets = (*DjangoUserAdmin.fieldsets, ("Game service", {"fields": ("is_guest",)}))
+    inlines = [SanctionInline]
 
     def get_readonly_fields(self, request, obj=None):
-        # Moderators (the ban_user permission) may flip `banned`; only superusers edit privileges.
-        readonly = ["is_guest"]
+        readonly = ["is_guest", "last_login", "date_joined"]
         if not request.user.is_superuser:
             readonly += ["is_staff", "is_superuser", "groups", "user_permissions"]
-        if not request.user.has_perm("accounts.ban_user"):
-            readonly.append("banned")
         return readonly
 
-    @admin.action(description="Ban selected users", permissions=["ban"])
-    def ban_users(self, request, queryset):
-        for user in queryset:
-            services.user_set_banned(user=user, banned=True)
-        self.message_user(request, f"Banned {queryset.count()} user(s).", messages.SUCCESS)
 
-    @admin.action(description="Unban selected users", permissions=["ban"])
-    def unban_users(self, request, queryset):
-        for user in queryset:
-            services.user_set_banned(user=user, banned=False)
-        self.message_user(request, f"Unbanned {queryset.count()} user(s).", messages.SUCCESS)
+@admin.register(Sanction)
+class SanctionAdmin(ReadOnlyAdmin):
+    """Sanctions are imposed from the user or report lists (they also act on running deals) and
+    revoked here, each with a reason kept in the moderation log."""
 
-    def has_ban_permission(self, request) -> bool:
-        return request.user.has_perm("accounts.ban_user")
+    list_display = ("id", "user", "kind", "reason", "moderator", "created_at", "expires_at", "revoked_at")
+    list_filter = ("kind", ("revoked_at", admin.EmptyFieldListFilter), "created_at")
+    search_fields = ("user__username", "reason")
+    list_select_related = ("user", "moderator")
+    list_per_page = 50
+    actions = ("revoke_sanctions",)
+
+    @admin.action(description="Revoke selected sanctions…", permissions=["revoke"])
+    def revoke_sanctions(self, request, queryset):
+        return confirm_with_reason(
+            self,
+            request,
+            queryset,
+            title="Revoke sanctions",
+            apply=lambda sanction, data: services.sanction_revoke(
+                sanction_id=sanction.pk, moderator=request.user, note=data["reason"], source=SOURCE
+            ),
+        )
+
+    def has_revoke_permission(self, request) -> bool:
+        return request.user.has_perm("accounts.revoke_sanction")
+
+
+@admin.register(ModerationAction)
+class ModerationActionAdmin(ReadOnlyAdmin):
+    """The append-only moderation log: nobody edits or deletes an entry, superusers included."""
+
+    list_display = (
+        "created_at",
+        "moderator",
+        "action",
+        "target_type",
+        "target_id",
+        "subject_user_id",
+        "source",
+        "reason",
+    )
+    list_filter = ("action", "source", "target_type", "created_at")
+    search_fields = ("reason", "moderator__username", "=target_id", "=subject_user_id")
+    list_select_related = ("moderator",)
+    list_per_page = 50
+    date_hierarchy = "created_at"
 
 
 @admin.register(AuthToken)
 class AuthTokenAdmin(admin.ModelAdmin):
-    list_display = ("id", "user", "created_at", "revoked_at")
-    readonly_fields = ("key_hash", "user", "created_at")
+    list_display = ("id", "user", "created_at", "last_used_at", "expires_at", "revoked_at")
+    readonly_fields = ("key_hash", "user", "created_at", "last_used_at", "expires_at")
     search_fields = ("user__username",)
+    list_select_related = ("user",)
+    list_per_page = 50
 
 
 @admin.register(Rating)
@@ -50,6 +115,7 @@ class RatingAdmin(admin.ModelAdmin):
     list_filter = ("preset",)
     search_fields = ("user__username",)
     readonly_fields = ("user", "preset", "mu", "sigma", "ordinal", "deals", "updated_at")
+    list_per_page = 50
 
 
 @admin.register(RatingChange)
@@ -57,6 +123,7 @@ class RatingChangeAdmin(admin.ModelAdmin):
     list_display = ("game_id", "user", "preset", "result", "mu_before", "mu_after", "created_at")
     list_filter = ("preset", "result")
     search_fields = ("user__username", "game_id")
+    list_per_page = 50
     readonly_fields = (
         "game_id",
         "user",

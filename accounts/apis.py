@@ -5,7 +5,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors, services
+from accounts import selectors, services, throttles
+from accounts.models import SanctionKind
+from accounts.usernames import username_normalize
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
@@ -16,11 +18,26 @@ class UserOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
     is_guest = serializers.BooleanField()
     is_staff = serializers.BooleanField()
-    banned = serializers.BooleanField()
+    banned = serializers.SerializerMethodField(help_text="An active `ban` sanction (GET me/restrictions).")
+
+    def get_banned(self, user) -> bool:
+        return selectors.sanction_active(user_id=user.pk, kinds=[SanctionKind.BAN]) is not None
+
+
+class UsernameField(serializers.RegexField):
+    """NFKC-normalised before it is checked (accounts/usernames.py), so `ａｌｉｃｅ` is `alice`."""
+
+    def __init__(self, **kwargs):
+        super().__init__(r"^[\w.@+-]+\Z", max_length=150, **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            data = username_normalize(data)
+        return super().to_internal_value(data)
 
 
 class AuthCredentialsInputSerializer(StrictInputSerializer):
-    username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150)
+    username = UsernameField()
     password = serializers.CharField(max_length=128, trim_whitespace=False)
 
 
@@ -44,12 +61,7 @@ _TOKEN = "3f2a6c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49"
 class _AuthEndpoint(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    throttle_scope = "auth"
-
-    def get_throttles(self):
-        from rest_framework.throttling import ScopedRateThrottle
-
-        return [ScopedRateThrottle()]
+    throttle_classes = [throttles.AuthAddressThrottle]
 
 
 class AuthRegisterApi(_AuthEndpoint):
@@ -94,7 +106,7 @@ class AuthTokenApi(_AuthEndpoint):
             **error_responses(
                 ErrorCode.INVALID_REQUEST,
                 ErrorCode.NOT_AUTHENTICATED,
-                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.BANNED,
                 ErrorCode.THROTTLED,
             ),
         },
@@ -107,6 +119,8 @@ class AuthTokenApi(_AuthEndpoint):
 
 
 class AuthGuestApi(_AuthEndpoint):
+    throttle_classes = [throttles.AuthAddressThrottle, throttles.GuestAddressThrottle]
+
     @extend_schema(
         operation_id="auth_guest",
         tags=["auth"],
@@ -136,28 +150,100 @@ class AuthGuestApi(_AuthEndpoint):
 
 
 class AuthLogoutApi(APIView):
+    allowed_while_banned = True
+
     @extend_schema(
         operation_id="auth_logout",
         tags=["auth"],
         request=None,
         responses={
             204: None,
-            **error_responses(
-                ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED
-            ),
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, banned=False),
         },
-        description="Revokes the token used for this request; other tokens of the user stay valid.",
+        description=(
+            "Revokes the token used for this request; other tokens of the user stay valid. "
+            "Allowed while banned."
+        ),
     )
     def post(self, request):
         services.token_revoke(token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class AuthLogoutAllApi(APIView):
+    allowed_while_banned = True
+
+    @extend_schema(
+        operation_id="auth_logout_all",
+        tags=["auth"],
+        request=None,
+        responses={
+            204: None,
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, banned=False),
+        },
+        description="Revokes every token of the caller (a lost phone, a leaked token). Allowed while banned.",
+    )
+    def post(self, request):
+        services.tokens_revoke_all(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SanctionOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    user = serializers.IntegerField(source="user_id")
+    kind = serializers.ChoiceField(choices=SanctionKind.choices)
+    reason = serializers.CharField()
+    moderator = serializers.IntegerField(source="moderator_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="null: until revoked.")
+    revoked_at = serializers.DateTimeField(allow_null=True)
+
+
+SANCTION_EXAMPLE = {
+    "id": 4,
+    "user": 7,
+    "kind": "ban",
+    "reason": "Colluded with seat 3 (report 12).",
+    "moderator": 2,
+    "created_at": "2026-12-01T03:00:00Z",
+    "expires_at": "2026-12-08T03:00:00Z",
+    "revoked_at": None,
+}
+
+
+class MeRestrictionsOutputSerializer(serializers.Serializer):
+    sanctions = SanctionOutputSerializer(many=True)
+
+
+class MeRestrictionsApi(APIView):
+    allowed_while_banned = True
+
+    @extend_schema(
+        operation_id="me_restrictions",
+        tags=["auth"],
+        responses={
+            200: MeRestrictionsOutputSerializer,
+            **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False),
+        },
+        examples=[
+            OpenApiExample(
+                "banned", value={"sanctions": [SANCTION_EXAMPLE]}, response_only=True, status_codes=["200"]
+            )
+        ],
+        description="The caller's active sanctions (`ban`, `queue_ban`). Allowed while banned.",
+    )
+    def get(self, request):
+        sanctions = selectors.sanctions_active(user_id=request.user.pk)
+        return Response({"sanctions": SanctionOutputSerializer(sanctions, many=True).data})
+
+
 class MeApi(APIView):
+    allowed_while_banned = True
+
     @extend_schema(
         operation_id="me",
         tags=["auth"],
-        responses={200: UserOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
+        responses={200: UserOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False)},
         examples=[OpenApiExample("me", value=_USER_EXAMPLE, response_only=True, status_codes=["200"])],
     )
     def get(self, request):

@@ -8,3 +8,6 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         # Registers the OpenAPI description of the bearer scheme.
         from accounts import schema  # noqa: F401
+        from accounts.audit import audit_register
+
+        audit_register()

@@ -2,8 +2,19 @@ import hashlib
 import secrets
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
+from django.db.models.functions import Lower
+
+
+class CaseInsensitiveUserManager(UserManager):
+    """Logins find `Alice` for `alice`: usernames are unique regardless of case (user_username_ci)."""
+
+    def get_by_natural_key(self, username):
+        # The database's lower() on both sides, the same function the unique constraint uses.
+        return self.annotate(username_lower=Lower("username")).get(
+            username_lower=Lower(models.Value(username))
+        )
 
 
 class User(AbstractUser):
@@ -11,21 +22,25 @@ class User(AbstractUser):
     # A bot user (CONTRACT §5) has no usable password and plays from the worker through the same
     # service path as a player's move.
     is_bot = models.BooleanField(default=False)
-    # A banned user can still read, but every write answers 403 (accounts/permissions.py).
-    banned = models.BooleanField(default=False)
+
+    objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
-        permissions = [("ban_user", "Can ban and unban users")]
+        constraints = [models.UniqueConstraint(Lower("username"), name="user_username_ci")]
 
 
 class AuthToken(models.Model):
-    """One bearer token; only its hash is stored, so a database leak yields no usable token."""
+    """One bearer token; only its hash is stored, so a database leak yields no usable token.
+
+    It expires TOKEN_TTL_DAYS after its last use (sliding; accounts.selectors.token_get_active)."""
 
     key_hash = models.CharField(max_length=64, unique=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="auth_tokens")
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"token {self.pk} of {self.user_id}"
@@ -100,6 +115,7 @@ class SideBias(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["preset", "shape"], name="side_bias_unique_preset_shape")
         ]
+        verbose_name_plural = "side biases"
 
     def __str__(self) -> str:
         return f"{self.preset} {self.shape} bias {self.mu:.1f}"
@@ -110,6 +126,9 @@ class FeedCursor(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True)
     last_seq = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"feed of {self.user_id} at {self.last_seq}"
 
 
 class FeedEvent(models.Model):
@@ -127,3 +146,69 @@ class FeedEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}#{self.seq} {self.type}"
+
+
+class SanctionKind(models.TextChoices):
+    BAN = "ban", "ban (every request refused)"
+    QUEUE_BAN = "queue_ban", "queue ban (no tickets, no joins)"
+
+
+class Sanction(models.Model):
+    """A moderator's restriction of a user (CONTRACT §6). Active while not revoked and not past
+    `expires_at`: the time alone ends it, no job has to run."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sanctions")
+    kind = models.CharField(max_length=16, choices=SanctionKind.choices)
+    reason = models.TextField()
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Empty: until revoked.")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    revoke_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "kind"], name="sanction_user_kind")]
+        permissions = [("revoke_sanction", "Can revoke a sanction")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.user_id} ({self.pk})"
+
+
+class ModerationActionKind(models.TextChoices):
+    SANCTION = "sanction"
+    REVOKE = "revoke"
+    ABORT = "abort"
+    DISMISS = "dismiss"
+    REMOVE_PLAYER = "remove_player"
+    FOUL = "foul"
+
+
+class ModerationAction(models.Model):
+    """The append-only audit log of staff actions (CONTRACT §6 `moderation/audit`).
+
+    Targets are named by type and id, never by a foreign key, so that accounts depends on no other
+    app and an entry outlives what it names. `subject_user_id` is the player concerned, if any (the
+    `?user=` filter). On PostgreSQL a trigger refuses UPDATE and DELETE (migration 0007)."""
+
+    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    action = models.CharField(max_length=32, choices=ModerationActionKind.choices)
+    target_type = models.CharField(max_length=32)
+    target_id = models.BigIntegerField()
+    subject_user_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    reason = models.TextField()
+    details = models.JSONField(default=dict, blank=True)
+    source = models.CharField(max_length=8, help_text="api or admin")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "moderation action"
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.target_type} {self.target_id} by {self.moderator_id}"

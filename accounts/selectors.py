@@ -1,13 +1,90 @@
-from accounts.models import AuthToken, Rating, RatingChange, User
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import F, Q, Value
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, User
 from config.api.errors import ApiError, ErrorCode
 
 
+def iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
+
+
+def token_ttl() -> timedelta:
+    return timedelta(days=settings.TOKEN_TTL_DAYS)
+
+
 def token_get_active(*, key: str) -> AuthToken | None:
-    return (
+    """The unrevoked, unexpired token with this key. Using a token extends it to TOKEN_TTL_DAYS from
+    now (sliding expiry); the row is written at most once per tenth of the TTL (at most daily), not
+    on every request."""
+    now = timezone.now()
+    token = (
         AuthToken.objects.select_related("user")
-        .filter(key_hash=AuthToken.hash_key(key), revoked_at__isnull=True)
+        .filter(key_hash=AuthToken.hash_key(key), revoked_at__isnull=True, expires_at__gt=now)
         .first()
     )
+    if token is None:
+        return None
+    ttl = token_ttl()
+    if token.expires_at < now + ttl - min(ttl / 10, timedelta(days=1)):
+        token.expires_at, token.last_used_at = now + ttl, now
+        AuthToken.objects.filter(pk=token.pk).update(expires_at=token.expires_at, last_used_at=now)
+    return token
+
+
+def user_by_username(*, username: str) -> User | None:
+    """The user with this name in any case (the comparison the unique constraint makes)."""
+    return (
+        User.objects.annotate(username_lower=Lower("username"))
+        .filter(username_lower=Lower(Value(username)))
+        .first()
+    )
+
+
+def _active(queryset, *, now: datetime):
+    return queryset.filter(revoked_at__isnull=True).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+
+
+def sanction_active(*, user_id: int, kinds: Iterable[str]) -> Sanction | None:
+    """The user's active sanction of these kinds that lasts longest (a permanent one first)."""
+    queryset = _active(Sanction.objects.filter(user_id=user_id, kind__in=list(kinds)), now=timezone.now())
+    return queryset.order_by(F("expires_at").desc(nulls_first=True), "-id").first()
+
+
+def sanctions_active(*, user_id: int) -> list[Sanction]:
+    """What restricts the user now (GET me/restrictions)."""
+    return list(_active(Sanction.objects.filter(user_id=user_id), now=timezone.now()).order_by("-created_at"))
+
+
+def banned_error(*, sanction: Sanction) -> ApiError:
+    """`403 banned` (CONTRACT §3 since v1.1) for this sanction."""
+    what = "banned" if sanction.kind == "ban" else "barred from tickets and joining tables"
+    until = f" until {iso(sanction.expires_at)}" if sanction.expires_at else ""
+    return ApiError(
+        ErrorCode.BANNED,
+        f"This account is {what}{until}.",
+        extra={"kind": sanction.kind, "expires_at": iso(sanction.expires_at)},
+    )
+
+
+def moderation_actions(
+    *, user_id: int | None = None, moderator_id: int | None = None, before: int | None = None, limit: int = 50
+) -> list[ModerationAction]:
+    """Audit entries, newest first: those concerning `user_id` (as the player or the target) and/or
+    made by `moderator_id`; `before` pages on by id."""
+    queryset = ModerationAction.objects.select_related("moderator").order_by("-id")
+    if user_id is not None:
+        queryset = queryset.filter(Q(subject_user_id=user_id) | Q(target_type="user", target_id=user_id))
+    if moderator_id is not None:
+        queryset = queryset.filter(moderator_id=moderator_id)
+    if before is not None:
+        queryset = queryset.filter(pk__lt=before)
+    return list(queryset[:limit])
 
 
 def rating_leaderboard(*, preset: str, limit: int = 100) -> list[Rating]:

@@ -1,4 +1,5 @@
 import secrets
+from datetime import datetime
 from functools import lru_cache
 
 from django.contrib.auth import authenticate
@@ -7,32 +8,58 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import AuthToken, Rating, RatingChange, SideBias, User
+from accounts import selectors, throttles
+from accounts.feed import feed_append
+from accounts.models import (
+    AuthToken,
+    ModerationAction,
+    Rating,
+    RatingChange,
+    Sanction,
+    SanctionKind,
+    SideBias,
+    User,
+)
+from accounts.usernames import username_is_reserved, username_normalize
 from config.api.errors import ApiError, ErrorCode
 
 
 def token_create(*, user: User) -> str:
     """Issue a new token and return its key; the key itself is never stored."""
     key = AuthToken.new_key()
-    AuthToken.objects.create(user=user, key_hash=AuthToken.hash_key(key))
+    AuthToken.objects.create(
+        user=user, key_hash=AuthToken.hash_key(key), expires_at=timezone.now() + selectors.token_ttl()
+    )
     return key
 
 
+def _username_taken() -> ApiError:
+    return ApiError(ErrorCode.INVALID_REQUEST, "That username is taken.", extra={"username": ["taken"]})
+
+
 def user_register(*, username: str, password: str) -> tuple[User, str]:
+    username = username_normalize(username)
+    if username_is_reserved(username):
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST,
+            "Names starting with guest- are kept for guest accounts.",
+            extra={"username": ["reserved"]},
+        )
     try:
         validate_password(password)
     except DjangoValidationError as exc:
         raise ApiError(
             ErrorCode.INVALID_REQUEST, "The password is too weak.", extra={"password": exc.messages}
         ) from exc
+    if selectors.user_by_username(username=username) is not None:
+        raise _username_taken()
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password)
             key = token_create(user=user)
     except IntegrityError as exc:
-        raise ApiError(
-            ErrorCode.INVALID_REQUEST, "That username is taken.", extra={"username": ["taken"]}
-        ) from exc
+        # The same name in another case, registered between the check and the insert.
+        raise _username_taken() from exc
     return user, key
 
 
@@ -46,11 +73,18 @@ def user_register_guest() -> tuple[User, str]:
 
 
 def token_obtain(*, username: str, password: str) -> str:
+    """Sign in. After LOGIN_FAILURES_MAX wrong passwords for one account within the window, its
+    logins answer 429 without the password being checked, from whatever address they come."""
+    username = username_normalize(username)
+    throttles.login_failures_check(username=username)
     user = authenticate(username=username, password=password)
     if user is None:
+        throttles.login_failure_record(username=username)
         raise ApiError(ErrorCode.NOT_AUTHENTICATED, "Wrong username or password.")
-    if user.banned:
-        raise ApiError(ErrorCode.PERMISSION_DENIED, "This account is banned.")
+    throttles.login_failures_clear(username=username)
+    ban = selectors.sanction_active(user_id=user.pk, kinds=[SanctionKind.BAN])
+    if ban is not None:
+        raise selectors.banned_error(sanction=ban)
     return token_create(user=user)
 
 
@@ -58,8 +92,105 @@ def token_revoke(*, token: AuthToken) -> None:
     AuthToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
-def user_set_banned(*, user: User, banned: bool) -> None:
-    User.objects.filter(pk=user.pk).update(banned=banned)
+def tokens_revoke_all(*, user: User) -> int:
+    """Sign out everywhere: every token of `user` stops working. Returns how many were active."""
+    return AuthToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def moderation_action_record(
+    *,
+    moderator: User,
+    action: str,
+    target_type: str,
+    target_id: int,
+    reason: str,
+    source: str,
+    subject_user_id: int | None = None,
+    details: dict | None = None,
+) -> ModerationAction:
+    """Append one entry to the audit log; call it inside the transaction of the action it records."""
+    return ModerationAction.objects.create(
+        moderator=moderator,
+        action=action,
+        target_type=target_type,
+        target_id=target_id,
+        subject_user_id=subject_user_id,
+        reason=reason,
+        details=details or {},
+        source=source,
+    )
+
+
+def sanction_create(
+    *,
+    user: User,
+    kind: str,
+    reason: str,
+    moderator: User,
+    expires_at: datetime | None,
+    source: str,
+    report_id: int | None = None,
+) -> Sanction:
+    """Impose a sanction and record it. Effective at the next request of the user: the permission
+    check (accounts/permissions.py) reads active sanctions on every request. The effects on games
+    and tickets are matchmaking's (matchmaking/moderation/services.py)."""
+    if kind not in SanctionKind.values:
+        raise ApiError(ErrorCode.INVALID_REQUEST, f"Unknown sanction kind {kind!r}.")
+    if not reason.strip():
+        raise ApiError(ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"reason": ["required"]})
+    if expires_at is not None and expires_at <= timezone.now():
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, "expires_at is in the past.", extra={"expires_at": ["in the past"]}
+        )
+    if user.pk == moderator.pk:
+        raise ApiError(ErrorCode.INVALID_REQUEST, "A moderator cannot sanction himself.")
+    with transaction.atomic():
+        sanction = Sanction.objects.create(
+            user=user, kind=kind, reason=reason, moderator=moderator, expires_at=expires_at
+        )
+        moderation_action_record(
+            moderator=moderator,
+            action="sanction",
+            target_type="sanction",
+            target_id=sanction.pk,
+            subject_user_id=user.pk,
+            reason=reason,
+            source=source,
+            details={"kind": kind, "expires_at": selectors.iso(expires_at), "report": report_id},
+        )
+        # The user's feed (CONTRACT §5): his client learns of it at once, with when it ends.
+        feed_append(
+            user_id=user.pk, type="sanction", data={"kind": kind, "expires_at": selectors.iso(expires_at)}
+        )
+    return sanction
+
+
+def sanction_revoke(*, sanction_id: int, moderator: User, note: str, source: str) -> Sanction:
+    """End a sanction now. Revoking one twice is refused; an expired one may still be revoked (the
+    record then says a moderator ended it)."""
+    if not note.strip():
+        raise ApiError(ErrorCode.INVALID_REQUEST, "A note is required.", extra={"note": ["required"]})
+    with transaction.atomic():
+        sanction = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
+        if sanction is None:
+            raise ApiError(ErrorCode.NOT_FOUND, "No such sanction.")
+        if sanction.revoked_at is not None:
+            raise ApiError(ErrorCode.INVALID_REQUEST, "This sanction is already revoked.")
+        sanction.revoked_at = timezone.now()
+        sanction.revoked_by = moderator
+        sanction.revoke_note = note
+        sanction.save(update_fields=["revoked_at", "revoked_by", "revoke_note"])
+        moderation_action_record(
+            moderator=moderator,
+            action="revoke",
+            target_type="sanction",
+            target_id=sanction.pk,
+            subject_user_id=sanction.user_id,
+            reason=note,
+            source=source,
+            details={"kind": sanction.kind},
+        )
+    return sanction
 
 
 @lru_cache(maxsize=1)

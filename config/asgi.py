@@ -1,7 +1,36 @@
+"""The ASGI application: Django, plus the lifespan protocol that Django itself does not speak.
+
+At lifespan startup (the server has installed its signal handlers by then) the stop signals are
+chained so that waiting long-polls are released on SIGTERM (config/shutdown.py). A server run with
+`--lifespan off` still gets them chained on the first request.
+"""
+
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from config import shutdown  # noqa: E402 - after Django is set up
+
+
+async def _lifespan(receive, send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            shutdown.install_signal_handlers()
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            shutdown.request()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+async def application(scope, receive, send):
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    shutdown.install_signal_handlers()
+    await django_application(scope, receive, send)

@@ -14,3 +14,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 app = Celery("baohuang")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Logging, task ids in log lines, task failure counts, the worker's metrics endpoint.
+import config.celery_signals  # noqa: E402,F401

@@ -3,9 +3,12 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config import health, metrics_view
+
 api_v1 = [
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),
+    path("", include("matchmaking.moderation.urls")),
     path("", include("games.urls")),
 ]
 
@@ -19,6 +22,10 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Operator endpoints, outside /api/ and out of the OpenAPI schema (plain Django views).
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics_view.metrics_view, name="metrics"),
 ]
 
 handler400 = "config.api.handler.json_400"

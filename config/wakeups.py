@@ -11,6 +11,8 @@ import time
 
 from django.conf import settings
 
+from config import shutdown
+
 logger = logging.getLogger(__name__)
 
 _sync_client = None
@@ -101,7 +103,11 @@ class Waiter:
         self._pubsub = self._redis = None
 
     async def wait(self, timeout: float) -> None:
-        """Return on a wake-up, after `timeout`, or (without Redis) after one poll interval."""
+        """Return on a wake-up, after `timeout`, (without Redis) after one poll interval, or as soon
+        as the process is told to stop (config/shutdown.py)."""
+        await shutdown.unless_stopping(self._wait(timeout))
+
+    async def _wait(self, timeout: float) -> None:
         if self._pubsub is None:
             await asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL))
             return

@@ -8,6 +8,7 @@ what a committed change must trigger (wake-ups, the next deadline, a trustee or 
 the scheduling itself lives next to the tasks (games/tasks.py), imported lazily here and nowhere else.
 """
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -17,7 +18,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config import wakeups
+from accounts.feed import feed_append_many
+from config import metrics, wakeups
 from games import engine, selectors
 from games.models import Event, Game, GameStatus
 
@@ -102,7 +104,9 @@ def event_rows(*, game: Game, events: list[dict], action: list | None = None) ->
 def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any, list[Event]]:
     """The engine step of one action: the new state and its event rows (not saved yet); raises
     engine.IllegalAction with nothing changed."""
+    started = time.perf_counter()
     new_state, events = engine.apply_action(state, seat, action)
+    metrics.record_action(preset=game.preset, type=action.type, seconds=time.perf_counter() - started)
     game.version += 1
     if not events:
         # Every applied action leaves a row, so the log alone replays the deal; only the actor
@@ -113,20 +117,38 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
     return new_state, rows
 
 
-def _persist(*, game: Game, state: Any, rows: list[Event]) -> None:
+def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
     Event.objects.bulk_create(rows)
     game.state = engine.to_json(state)
     game.save(update_fields=["state", "version", "deadline", "last_seq"])
     selectors.game_state_remember(game=game, state=state)
     if state.phase in FINISHED_PHASES:
         deal_finish(game=game, state=state)
+    elif not same_prompt(before=before, after=state):
+        prompts_announce(game=game, state=state)
+
+
+def prompts_announce(*, game: Game, state: Any) -> None:
+    """A `your_turn` entry in the feed of each player a new prompt asks to act (CONTRACT §5). Not for
+    bots, seats on trustee (they act at once) or players who left; not for the rest of a window that
+    one seat has just answered (the others' prompt is the same one)."""
+    deadline = game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None
+    turn = {"game": game.pk, "version": game.version, "deadline": deadline}
+    feed_append_many(
+        [
+            (game.seat_user_ids[seat], "your_turn", turn)
+            for seat in engine.to_act(state)
+            if game.seat_user_ids[seat] is not None
+            and not (game.bots[seat] or game.trustee[seat] or game.left[seat])
+        ]
+    )
 
 
 def action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
     """Apply one action of `seat` to the locked `game` and persist it (events, version, deadline);
     raises engine.IllegalAction, changing nothing. Moves, timeouts, 托管 and bots all come here."""
     new_state, rows = _action_step(game=game, seat=seat, state=state, action=action)
-    _persist(game=game, state=new_state, rows=rows)
+    _persist(game=game, before=state, state=new_state, rows=rows)
     return new_state
 
 
@@ -144,6 +166,7 @@ def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
     rows: list[Event] = []
     applied = 0
     pending = False
+    before = state
     while state.phase not in FINISHED_PHASES:
         seats = [seat for seat in engine.to_act(state) if game.trustee[seat]]
         if not seats:
@@ -155,8 +178,10 @@ def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
         state, action_rows = _action_step(game=game, seat=seats[0], state=state, action=action)
         rows += action_rows
         applied += 1
+    if applied:
+        metrics.record_trustee_action(preset=game.preset, count=applied)
     if rows:
-        _persist(game=game, state=state, rows=rows)
+        _persist(game=game, before=before, state=state, rows=rows)
     return Autoplay(state=state, pending=pending)
 
 
@@ -198,6 +223,8 @@ def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
             "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
         ]
     )
+    outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
+    metrics.record_deal_end(preset=game.preset, outcome=outcome)
     if _deal_end_subscriber is not None:
         _deal_end_subscriber(selectors.game_ended(game=game, state=state))
 

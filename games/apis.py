@@ -1,20 +1,17 @@
 """Thin views of the game API (CONTRACT §4 "Games", "Events", "Trustee")."""
 
-import time
 
-from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import wakeups
 from config.api.errors import ApiError, ErrorCode
+from config.api.long_poll import long_poll_view
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
-from config import wakeups
 from games import selectors, services
 from games.models import GameStatus
 
@@ -374,40 +371,8 @@ class GameEventsApi(APIView):
         )
 
 
-def _events_long_poll_view():
-    sync_view = sync_to_async(GameEventsApi.as_view())
-
-    def _params(request) -> tuple[int, float] | None:
-        try:
-            after = int(request.GET.get("after", 0))
-            wait = float(request.GET.get("wait", 0))
-        except ValueError:
-            return None
-        if after < 0 or not wait > 0:
-            return None
-        return after, min(wait, float(settings.EVENTS_MAX_WAIT))
-
-    async def view(request, game_id: int):
-        response = await sync_view(request, game_id=game_id)
-        params = _params(request)
-        # Errors, a wait of 0 and a non-empty answer go back at once; only "nothing new" waits.
-        if params is None or response.status_code != 200 or response.data["last_seq"] > params[0]:
-            return response
-        after, wait = params
-        end = time.monotonic() + wait
-        changed = sync_to_async(selectors.game_events_changed)
-        async with wakeups.Waiter(game_id) as waiter:
-            while (left := end - time.monotonic()) > 0:
-                if await changed(game_id=game_id, after=after):
-                    break
-                await waiter.wait(left)
-        return await sync_view(request, game_id=game_id)
-
-    view = csrf_exempt(view)
-    # drf-spectacular documents a URL by its callback's `cls`: describe this view as GameEventsApi.
-    view.cls = GameEventsApi
-    view.initkwargs = {}
-    return view
-
-
-game_events_view = _events_long_poll_view()
+game_events_view = long_poll_view(
+    GameEventsApi,
+    channel=lambda request, game_id: wakeups.channel_name(game_id),
+    changed=lambda request, after, game_id: selectors.game_events_changed(game_id=game_id, after=after),
+)

@@ -19,6 +19,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.feed import feed_append_many
+from config import metrics
 from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, selectors
 from games.lock_objects import game_lock
@@ -60,6 +62,15 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
         game.finished_at = timezone.now()
         game.deadline = None
         game.save(update_fields=["status", "final", "finished_at", "deadline"])
+    feed_append_many(
+        [
+            (taken["user_id"], "deal_started", {"table": table.pk, "game": game.pk, "seat": seat})
+            for seat, taken in enumerate(seats)
+            if taken and not taken["is_bot"]
+        ]
+    )
+    if game.status == GameStatus.RUNNING:
+        actions.prompts_announce(game=game, state=state)
     actions.after_commit(actions.committed(game=game, state=state))
     return game
 
@@ -253,9 +264,12 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
             Event.objects.bulk_create(
                 actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
             )
-        for seat in seats:
-            if not game.trustee[seat]:
-                actions.trustee_switch(game=game, seat=seat, on=True)
+        timed_out = [seat for seat in seats if not game.trustee[seat]]
+        for seat in timed_out:
+            actions.trustee_switch(game=game, seat=seat, on=True)
+        if timed_out:
+            metrics.record_timeout(preset=game.preset, seats=len(timed_out))
+        metrics.record_timer_lateness((timezone.now() - game.deadline).total_seconds())
         _autoplay_and_commit(game=game)
     return True
 
@@ -312,6 +326,7 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
                 break
             action = engine.bot_action(engine.seat_view(state, seat), level=settings.BOTS_LEVEL)
             state = actions.action_record(game=game, seat=seat, state=state, action=action)
+            metrics.record_bot_action(preset=game.preset, type=action.type)
         _autoplay_and_commit(game=game)
     return True
 

@@ -1,8 +1,9 @@
-from django.contrib import admin, messages
+from django.contrib import admin
 
-from config.api.errors import ApiError
-from matchmaking import services
+from accounts.admin_forms import SOURCE, confirm_with_reason
 from matchmaking.models import Penalty, Seat, Table, Ticket
+from matchmaking.moderation import admin as moderation_admin  # noqa: F401 (registers its admin)
+from matchmaking.moderation import services as moderation_services
 
 
 class SeatInline(admin.TabularInline):
@@ -16,7 +17,10 @@ class SeatInline(admin.TabularInline):
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
     list_display = ("id", "preset", "status", "private", "deals", "deals_done", "creator", "created_at")
-    list_filter = ("status", "preset", "private", "matched", "rated")
+    list_filter = ("status", "preset", "private", "matched", "rated", "created_at")
+    search_fields = ("=id", "creator__username", "seats__user__username")
+    list_select_related = ("creator",)
+    list_per_page = 50
     inlines = [SeatInline]
     readonly_fields = ("scores", "deals_done", "created_at")
     raw_id_fields = ("creator",)
@@ -34,29 +38,59 @@ class SeatAdmin(admin.ModelAdmin):
 
     list_display = ("id", "table", "seat", "user", "joined_at")
     list_filter = ("table__status",)
-    search_fields = ("user__username",)
+    search_fields = ("user__username", "=table__id")
+    list_select_related = ("table", "user")
+    list_per_page = 50
     raw_id_fields = ("table", "user")
-    actions = ("remove_players",)
+    actions = ("remove_players", "record_fouls")
 
     @admin.action(
-        description="Remove selected players (40-point penalty during a running deal)", permissions=["delete"]
+        description="Remove selected players (40-point penalty during a running deal)…",
+        permissions=["remove_player"],
     )
     def remove_players(self, request, queryset):
-        removed = 0
-        for row in queryset.order_by("table_id", "seat"):
-            try:
-                services.table_seat_remove(table_id=row.table_id, seat=row.seat, moderator=request.user)
-            except ApiError as exc:
-                self.message_user(request, f"{row}: {exc.message}", messages.WARNING)
-            else:
-                removed += 1
-        self.message_user(request, f"Removed {removed} player(s).", messages.SUCCESS)
+        return confirm_with_reason(
+            self,
+            request,
+            queryset.order_by("table_id", "seat"),
+            title="Remove players",
+            apply=lambda row, data: moderation_services.player_remove(
+                table_id=row.table_id,
+                seat=row.seat,
+                moderator=request.user,
+                reason=data["reason"],
+                source=SOURCE,
+            ),
+        )
+
+    @admin.action(
+        description="Record a foul (campus; the second removes the player)…", permissions=["remove_player"]
+    )
+    def record_fouls(self, request, queryset):
+        return confirm_with_reason(
+            self,
+            request,
+            queryset.order_by("table_id", "seat"),
+            title="Record fouls",
+            apply=lambda row, data: moderation_services.seat_foul(
+                table_id=row.table_id,
+                seat=row.seat,
+                moderator=request.user,
+                reason=data["reason"],
+                source=SOURCE,
+            ),
+        )
+
+    def has_remove_player_permission(self, request) -> bool:
+        return request.user.has_perm("matchmaking.remove_player")
 
 
 @admin.register(Penalty)
 class PenaltyAdmin(admin.ModelAdmin):
     list_display = ("id", "user", "table", "game", "seat", "points", "reason", "moderator", "created_at")
-    list_filter = ("reason",)
+    list_filter = ("reason", "created_at")
+    list_select_related = ("user", "table", "moderator")
+    list_per_page = 50
     search_fields = ("user__username",)
     fields = list_display
     readonly_fields = list_display

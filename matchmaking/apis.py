@@ -16,6 +16,7 @@ from config.api.serializers import StrictInputSerializer
 from games.models import GameStatus
 from matchmaking import selectors, services
 from matchmaking.models import PenaltyReason, TableStatus
+from matchmaking.moderation import services as moderation_services
 
 PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
 
@@ -180,6 +181,8 @@ class TableDetailApi(APIView):
 
 
 class TableJoinApi(APIView):
+    refused_when_queue_banned = True
+
     @extend_schema(
         operation_id="table_join",
         tags=["tables"],
@@ -256,7 +259,13 @@ class TableSeatRemoveApi(APIView):
     def post(self, request, table_id: int, seat: int):
         if not request.user.is_staff:
             raise ApiError(ErrorCode.PERMISSION_DENIED, "Only staff may remove players.")
-        table = services.table_seat_remove(table_id=table_id, seat=seat, moderator=request.user)
+        table = moderation_services.player_remove(
+            table_id=table_id,
+            seat=seat,
+            moderator=request.user,
+            reason="Removed through the API.",
+            source="api",
+        )
         return Response(selectors.table_detail(table=table, user=request.user))
 
 

@@ -6,8 +6,14 @@ class MatchmakingConfig(AppConfig):
     name = "matchmaking"
 
     def ready(self) -> None:
-        # Matchmaking owns the deal-end → next-deal flow: games announces a finished deal, once.
+        from auditlog.registry import auditlog
+
         from games import actions
         from matchmaking import services
+        from matchmaking.models import Report, Seat
 
+        # Matchmaking owns the deal-end → next-deal flow: games announces a finished deal, once.
         actions.deal_end_subscribe(services.table_deal_ended)
+        # Model history of reports and seats (accounts/audit.py says why games are left out).
+        auditlog.register(Report)
+        auditlog.register(Seat)

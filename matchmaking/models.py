@@ -77,6 +77,8 @@ class Seat(models.Model):
 class PenaltyReason(models.TextChoices):
     LEFT = "left", "left a running deal"
     REMOVED = "removed", "removed by a moderator"
+    # RULES §3.5 (campus): talking, noise, peeking; recorded at 0 points, the second one removes.
+    FOUL = "foul", "a foul (campus competition rules)"
 
 
 class Penalty(models.Model):
@@ -95,6 +97,7 @@ class Penalty(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        verbose_name_plural = "penalties"
 
     def __str__(self) -> str:
         return f"-{self.points} {self.user_id} at table {self.table_id} ({self.reason})"
@@ -115,6 +118,53 @@ class TableEvent(models.Model):
 
     def __str__(self) -> str:
         return f"table {self.table_id}#{self.seq} {self.type}"
+
+
+class ReportReason(models.TextChoices):
+    CHEATING = "cheating"
+    COLLUSION = "collusion"
+    ABUSE = "abuse"
+    STALLING = "stalling"
+    OTHER = "other"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open"
+    ACTIONED = "actioned"
+    DISMISSED = "dismissed"
+
+
+class Report(models.Model):
+    """A player's report of another (CONTRACT §6). It is `actioned` when a sanction or an abort names
+    it, `dismissed` by a moderator's decision; both record who and when."""
+
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_received"
+    )
+    game = models.ForeignKey("games.Game", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    reason = models.CharField(max_length=16, choices=ReportReason.choices)
+    text = models.TextField(blank=True, max_length=2000)
+    status = models.CharField(max_length=16, choices=ReportStatus.choices, default=ReportStatus.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    handled_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True, help_text="The moderator's note when handling it.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "-id"], name="report_status_id")]
+        # The moderators' powers over games and tables (the `moderators` group, migration 0004).
+        permissions = [
+            ("dismiss_report", "Can dismiss a report"),
+            ("abort_game", "Can abort a running deal"),
+            ("remove_player", "Can remove a player from a table"),
+        ]
+
+    def __str__(self) -> str:
+        return f"report {self.pk} on {self.user_id} ({self.reason}, {self.status})"
 
 
 class TicketStatus(models.TextChoices):

@@ -8,7 +8,6 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -73,9 +72,8 @@ _TICKET_ID = OpenApiParameter("ticket_id", OpenApiTypes.INT, OpenApiParameter.PA
 
 
 class TicketCreateApi(APIView):
-    # A banned user is refused by tickets._check_may_queue (code `banned`), not by the generic
-    # write permission, so the one check stays in one place.
-    permission_classes = [IsAuthenticated]
+    # A `ban` or a `queue_ban` is refused with 403 `banned` (accounts/permissions.py).
+    refused_when_queue_banned = True
 
     @extend_schema(
         operation_id="ticket_create",
@@ -116,8 +114,6 @@ class TicketCreateApi(APIView):
 
 class TicketDetailApi(APIView):
     """Answers at once; the async wrapper below does the waiting, so a waiting client holds no thread."""
-
-    permission_classes = [IsAuthenticated]
 
     @extend_schema(
         operation_id="ticket_detail",

@@ -12,7 +12,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import Rating
+from accounts import selectors as account_selectors
+from accounts.models import Rating, SanctionKind
 from accounts.services import rating_model
 from config import wakeups
 from config.api.errors import ApiError, ErrorCode
@@ -24,9 +25,14 @@ PARTY_MAX = 4
 
 
 def _check_may_queue(user: Any) -> None:
-    """The one place that says who may queue (moderation's sanctions replace `banned` here)."""
-    if user.banned:
-        raise ApiError(ErrorCode.BANNED, "This account is banned.", extra={"expires_at": None})
+    """The one place that says who may queue: not a user under a `ban` or a `queue_ban` (403 `banned`
+    with the sanction's kind and end). The ticket view's permission refuses them before this (same
+    sanctions, accounts/permissions.py); the matcher asks again for tickets already waiting."""
+    sanction = account_selectors.sanction_active(
+        user_id=user.pk, kinds=[SanctionKind.BAN, SanctionKind.QUEUE_BAN]
+    )
+    if sanction is not None:
+        raise account_selectors.banned_error(sanction=sanction)
 
 
 def ticket_may_queue(*, user: Any) -> bool:
@@ -165,3 +171,14 @@ def tickets_expire(*, now: datetime) -> int:
         for ticket in stale:
             ticket_settle(ticket=ticket, status=TicketStatus.EXPIRED)
     return len(stale)
+
+
+def tickets_cancel_of_user(*, user_id: int) -> int:
+    """Cancel the user's waiting tickets (a moderator's ban); returns how many. Their polls wake."""
+    with transaction.atomic():
+        waiting = list(
+            Ticket.objects.select_for_update().filter(user_id=user_id, status=TicketStatus.WAITING)
+        )
+        for ticket in waiting:
+            ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED)
+    return len(waiting)

@@ -1,10 +1,11 @@
 from django.urls import path
 
-from matchmaking import apis, ticket_apis
+from matchmaking import apis, event_apis, ticket_apis
 
 urlpatterns = [
     path("tables", apis.TableCollectionApi.as_view(), name="table-create"),
     path("tables/<int:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
+    path("tables/<int:table_id>/events", event_apis.table_events_view, name="table-events"),
     path("tables/<int:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<int:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
     path(

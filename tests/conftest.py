@@ -7,17 +7,27 @@ import pytest
 _names = itertools.count()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate-limit counters live in the cache (accounts/throttles.py): each test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def make_user(db):
     """A user with a token: `make_user(staff=False, banned=False)` -> (user, token)."""
     from accounts import services
-    from accounts.models import User
+    from accounts.models import Sanction, SanctionKind, User
 
     def make(*, staff: bool = False, banned: bool = False, username: str | None = None):
         name = username or f"player{next(_names)}"
-        user = User.objects.create_user(
-            username=name, password="correct-horse-9", is_staff=staff, banned=banned
-        )
+        user = User.objects.create_user(username=name, password="correct-horse-9", is_staff=staff)
+        if banned:
+            Sanction.objects.create(user=user, kind=SanctionKind.BAN, reason="test ban")
         return user, services.token_create(user=user)
 
     return make

@@ -8,6 +8,7 @@ class ErrorCode(models.TextChoices):
     INVALID_REQUEST = "invalid_request"
     NOT_AUTHENTICATED = "not_authenticated"
     PERMISSION_DENIED = "permission_denied"
+    BANNED = "banned"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
@@ -31,9 +32,9 @@ class ErrorCode(models.TextChoices):
     BAD_CALL = "bad_call"
     THROTTLED = "throttled"
     SERVER_ERROR = "server_error"
-    BANNED = "banned"
     TICKET_EXISTS = "ticket_exists"
     TICKET_MATCHED = "ticket_matched"
+    SERVICE_UNAVAILABLE = "service_unavailable"
 
 
 # The HTTP status of every code; an engine code not listed here is a rule violation (422).
@@ -41,6 +42,7 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.INVALID_REQUEST: status.HTTP_400_BAD_REQUEST,
     ErrorCode.NOT_AUTHENTICATED: status.HTTP_401_UNAUTHORIZED,
     ErrorCode.PERMISSION_DENIED: status.HTTP_403_FORBIDDEN,
+    ErrorCode.BANNED: status.HTTP_403_FORBIDDEN,
     ErrorCode.NOT_FOUND: status.HTTP_404_NOT_FOUND,
     ErrorCode.METHOD_NOT_ALLOWED: status.HTTP_405_METHOD_NOT_ALLOWED,
     ErrorCode.NOT_ACCEPTABLE: status.HTTP_406_NOT_ACCEPTABLE,
@@ -64,9 +66,9 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.BAD_CALL: status.HTTP_422_UNPROCESSABLE_ENTITY,
     ErrorCode.THROTTLED: status.HTTP_429_TOO_MANY_REQUESTS,
     ErrorCode.SERVER_ERROR: status.HTTP_500_INTERNAL_SERVER_ERROR,
-    ErrorCode.BANNED: status.HTTP_403_FORBIDDEN,
     ErrorCode.TICKET_EXISTS: status.HTTP_409_CONFLICT,
     ErrorCode.TICKET_MATCHED: status.HTTP_409_CONFLICT,
+    ErrorCode.SERVICE_UNAVAILABLE: status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 

@@ -44,6 +44,8 @@ def _translate(exc: Exception) -> ApiError | None:
             message = "The request is malformed."
         else:
             message = str(exc.detail)
+            # A refused body names the limit it exceeded (config/api/parsers.py).
+            extra = dict(getattr(exc, "extra", None) or {})
         if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
             extra = {"retry_after": int(exc.wait) + 1}
         return ApiError(code, message, extra=extra, status_code=exc.status_code)

@@ -20,13 +20,22 @@ _MESSAGES = {
     ErrorCode.THROTTLED: "Request was throttled.",
 }
 
+_EXTRAS = {
+    ErrorCode.STALE_VERSION: {"version": 7},
+    ErrorCode.BANNED: {"expires_at": "2026-12-24T00:00:00Z", "kind": "ban"},
+    ErrorCode.THROTTLED: {"retry_after": 60},
+}
 
-def error_responses(*codes: str) -> dict[int, OpenApiResponse]:
+
+def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiResponse]:
     """The documented error responses of an endpoint: one entry per status, one example per code.
 
-    Every endpoint can also answer 400/401/403 for malformed input, a missing token or a ban, so
-    those are added where the caller did not list them.
+    An endpoint that needs a signed-in user (it lists `not_authenticated`) also answers `403 banned`
+    to a banned one (accounts/permissions.py), unless it is one of those a ban leaves open
+    (`banned=False`).
     """
+    if banned and ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.BANNED not in codes:
+        codes = (*codes, ErrorCode.BANNED)
     by_status: dict[int, list[str]] = {}
     for code in codes:
         by_status.setdefault(status_for_code(code), []).append(code)
@@ -34,7 +43,7 @@ def error_responses(*codes: str) -> dict[int, OpenApiResponse]:
     for status_code, status_codes in sorted(by_status.items()):
         examples = []
         for code in status_codes:
-            extra = {"version": 7} if code == ErrorCode.STALE_VERSION else {}
+            extra = _EXTRAS.get(code, {})
             examples.append(
                 OpenApiExample(
                     code,

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.logs import logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -29,17 +31,25 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "auditlog",
     "accounts",
     "matchmaking",
     "games",
 ]
 
 MIDDLEWARE = [
+    # Request id and access log, request metrics, then probes and /metrics answered before the Host
+    # check (config/operator_paths.py); all async-capable, so the long-poll holds no thread.
+    "config.request_context.request_context_middleware",
+    "config.metrics_middleware.request_metrics_middleware",
+    "config.operator_paths.operator_paths_middleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Names the signed-in admin user as the actor of model history entries (django-auditlog).
+    "accounts.audit.auditlog_admin_middleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -107,10 +117,17 @@ REST_FRAMEWORK = {
         "accounts.permissions.IsNotBanned",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.GuardedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.handler.api_exception_handler",
-    "DEFAULT_THROTTLE_RATES": {"auth": os.environ.get("AUTH_THROTTLE_RATE", "30/min")},
+    "DEFAULT_THROTTLE_RATES": {
+        "auth": os.environ.get("AUTH_THROTTLE_RATE", "30/min"),
+        "guest": os.environ.get("GUEST_THROTTLE_RATE", "20/hour"),
+        "reports": os.environ.get("REPORTS_THROTTLE_RATE", "20/hour"),
+    },
+    # Trusted reverse proxies in front of the web process: 0 (default) keys rate limits on the socket
+    # address and ignores X-Forwarded-For, which a client can write itself.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
@@ -129,6 +146,15 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
         "TicketStatusEnum": "matchmaking.models.TicketStatus",
+        "ReportStatusEnum": "matchmaking.models.ReportStatus",
+        "ReportReasonEnum": "matchmaking.models.ReportReason",
+        "PenaltyReasonEnum": "matchmaking.models.PenaltyReason",
+        "SanctionKindEnum": "accounts.models.SanctionKind",
+        "ModerationActionKindEnum": "accounts.models.ModerationActionKind",
+        "TableEventTypeEnum": "matchmaking.event_apis.TABLE_EVENT_TYPES",
+        "ActionTypeEnum": "games.apis.ACTION_TYPES",
+        "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
+        "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
     },
     "AUTHENTICATION_WHITELIST": ["accounts.authentication.BearerTokenAuthentication"],
 }
@@ -180,11 +206,36 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# Rate-limit counters (accounts/throttles.py) must be shared by every web process: Redis when
+# REDIS_URL is set, else this process's memory (one process on a newcomer's machine).
+if os.environ.get("REDIS_URL"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "KEY_PREFIX": "bh",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Account safety (docs/moderation.md).
+TOKEN_TTL_DAYS = float(os.environ.get("TOKEN_TTL_DAYS", "30"))
+LOGIN_FAILURES_MAX = int(os.environ.get("LOGIN_FAILURES_MAX", "10"))
+LOGIN_FAILURES_WINDOW_SECONDS = int(os.environ.get("LOGIN_FAILURES_WINDOW_SECONDS", "900"))
+# The API's JSON bodies (config/api/parsers.py); the largest legitimate one, a staff table with
+# fixed hands, is a few kilobytes.
+API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
+API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
+
 # Long-poll wake-ups (config/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.
 REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
 EVENTS_MAX_WAIT = 30
+# The SSE form of `GET me/events`: a comment line this often, and a stream ends after this long.
+EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
+EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
 
 # Bots (CONTRACT §5): a prompted bot seat acts this many seconds after the prompt, at this level.
 BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
@@ -193,12 +244,20 @@ BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
 # /api/v1/_bench/... exists only when this is set (bench/api_moves.py).
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
+# Logs (config/logs.py): `text` for people, `json` (one object per line) for a log pipeline.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
+LOGGING = logging_config(level=LOG_LEVEL, fmt=LOG_FORMAT)
+
+# Probes (config/health.py): what /readyz checks (comma-separated; empty: all of them), and how long
+# each check may take.
+READYZ_CHECKS = [c.strip() for c in os.environ.get("READYZ_CHECKS", "").split(",") if c.strip()] or None
+READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "1.5"))
+
+# /metrics (config/metrics_view.py): allowed with this bearer token or from these addresses/networks.
+# Neither set: refused to everyone.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = [a.strip() for a in os.environ.get("METRICS_ALLOWED_IPS", "").split(",") if a.strip()]
 
 # Quick-match tickets (CONTRACT §5, docs/matchmaking.md). The matcher runs on beat every
 # MATCHMAKING_INTERVAL seconds; a waiting ticket not polled for MATCHMAKING_TICKET_TTL seconds expires;

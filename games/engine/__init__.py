@@ -5,6 +5,7 @@
     state, events = apply_action(state, seat, action)
 """
 
+from .bots import bot_action
 from .cards import ALL_CODES
 from .deal import new_deal, opening_events
 from .machine import apply_action, legal_actions, to_act
@@ -12,7 +13,7 @@ from .outcome import DealOutcome, deal_outcome
 from .plays import beats_values, is_bomb, is_valid_play, values_of
 from .rules import PRESETS, RuleSet, preset
 from .serial import action_from_dict, action_to_dict, from_json, replay, to_json
-from .state import PHASES, Action, IllegalAction, State
+from .state import PHASES, Action, ActionType, IllegalAction, Phase, State
 from .trustee import trustee_action
 from .views import final_view, public_view, seat_view
 
@@ -55,5 +56,6 @@ __all__ = [
     "action_to_dict", "apply_action", "beats", "final_view", "from_json", "is_play", "legal_actions",
     "new_deal", "opening_events", "preset", "public_view", "replay", "seat_view", "to_act", "to_json",
     "trustee_action",
+    "bot_action",
 ]
-__all__ += ["DealOutcome", "deal_outcome"]
+__all__ += ["ActionType", "DealOutcome", "Phase", "deal_outcome"]

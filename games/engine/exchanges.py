@@ -7,6 +7,7 @@ public event with the count, and an event with the cards `private_to` the giver 
 from __future__ import annotations
 
 from .cards import BASE_VALUE, is_joker, sort_codes
+from .state import Tribute
 
 
 def _highest(hand: list[str], count: int, jokers: bool) -> list[str]:
@@ -15,24 +16,24 @@ def _highest(hand: list[str], count: int, jokers: bool) -> list[str]:
     return ordered[:count]
 
 
-def apply_tribute(hands: list[list[str]], plan: dict, events: list[dict]) -> None:
+def apply_tribute(hands: list[list[str]], plan: Tribute, events: list[dict]) -> None:
     """Hand over the tribute of `plan` (scoring.tribute_plan, carried in the previous final_view).
 
     Givers give their highest cards; takers take one card at a time in finishing order, highest
     first (RULES §3.4, §3.6, §3.7); wuren's guard takes the middle card of three.
     """
-    gives = [(seat, count) for seat, count in plan.get("gives", []) if count > 0]
-    takes = [(seat, count) for seat, count in plan.get("takes", []) if count > 0]
+    gives = [(seat, count) for seat, count in plan.gives if count > 0]
+    takes = [(seat, count) for seat, count in plan.takes if count > 0]
     if not gives or not takes:
         return
     pool: list[tuple[str, int]] = []
     for seat, count in gives:
-        for code in _highest(hands[seat], count, bool(plan.get("jokers"))):
+        for code in _highest(hands[seat], count, plan.jokers):
             hands[seat].remove(code)
             pool.append((code, seat))
     pool.sort(key=lambda item: -BASE_VALUE[item[0]])
     received: list[tuple[int, tuple[str, int]]] = []
-    middle = plan.get("guard_middle")
+    middle = plan.guard_middle
     if middle is not None and len(pool) == 3 and len(takes) == 2:
         other = next(seat for seat, _ in takes if seat != middle)
         received = [(other, pool[0]), (middle, pool[1]), (other, pool[2])]

@@ -12,38 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .scoring import team_of
-from .state import State
+from .state import ENDED_PHASES, Phase, State, Tribute
 from .views import true_roles
-
-
-@dataclass(frozen=True, slots=True)
-class Tribute:
-    """The tribute the next deal hands over (final_view `tribute`): `gives` and `takes` are
-    (seat, card count) pairs, takers in finishing order; `guard_middle` is the wuren guard who
-    takes the middle card of three (RULES §3.4); `jokers` whether givers give jokers too."""
-
-    gives: tuple[tuple[int, int], ...] = ()
-    takes: tuple[tuple[int, int], ...] = ()
-    guard_middle: int | None = None
-    jokers: bool = False
-
-    def to_json(self) -> dict:
-        return {
-            "gives": [list(pair) for pair in self.gives],
-            "takes": [list(pair) for pair in self.takes],
-            "guard_middle": self.guard_middle,
-            "jokers": self.jokers,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict | None) -> Tribute:
-        data = data or {}
-        return cls(
-            gives=tuple((int(seat), int(count)) for seat, count in data.get("gives", ())),
-            takes=tuple((int(seat), int(count)) for seat, count in data.get("takes", ())),
-            guard_middle=data.get("guard_middle"),
-            jokers=bool(data.get("jokers", False)),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +74,9 @@ class DealOutcome:
 
 def deal_outcome(state: State) -> DealOutcome:
     """The outcome of a deal in phase over or void; ValueError for a deal still running."""
-    if state.phase not in ("over", "void"):
+    if state.phase not in ENDED_PHASES:
         raise ValueError("the deal is not over")
-    void = state.phase == "void"
+    void = state.phase == Phase.VOID
     emperor_side: tuple[int, ...] = ()
     if not void:
         emperor, partners = team_of(state)
@@ -123,6 +93,6 @@ def deal_outcome(state: State) -> DealOutcome:
         places=tuple(state.places),
         scores=tuple(state.scores),
         multiplier=state.multiplier,
-        tribute=Tribute.from_json(state.tribute_owed),
+        tribute=state.tribute_owed,
         next_start_seat=state.next_start_seat,
     )

@@ -123,8 +123,10 @@ class Choices:
         self.kinds = kinds
         self.kind_values = kind_values
         self.items = items
+        # Sizes ascending: a follower stops at the table's size. `items` come in product order,
+        # where a larger choice of one kind can precede a smaller choice of another.
         self.by_size: dict[int, list[tuple]] = {}
-        for item in items:
+        for item in sorted(items, key=lambda item: len(item[0])):
             self.by_size.setdefault(len(item[0]), []).append(item)
 
 
@@ -208,7 +210,7 @@ class HandPlays:
             else:
                 naturals.append((value, choices(kinds, (value,) * len(kinds))))
                 if rules.bombs:
-                    bombs += _bombs_of(value, codes)
+                    bombs += _bombs_of(value, codes, specials)
         self._assemble(rules, len(hand), choices(joker_kinds, joker_values), naturals, bombs)
 
     def _assemble(self, rules: RuleSet, hand_size: int, jokers: Choices,
@@ -256,7 +258,7 @@ class HandPlays:
                 kinds = _split_kinds(codes, specials)
                 natural = choices(kinds, (value,) * len(kinds))
                 if rules.bombs:
-                    bombs += _bombs_of(value, codes)
+                    bombs += _bombs_of(value, codes, specials)
             naturals.append((value, natural))
         derived = object.__new__(HandPlays)
         derived._assemble(rules, len(hand), jokers, naturals, bombs)
@@ -289,19 +291,23 @@ class HandPlays:
             if value <= lowest and not grows:
                 continue  # its naturals would be compared with the table's lowest card
             must_last = value == self.must_last
-            for base_codes, base_values in naturals.items[1:]:
-                k = len(base_codes)
+            for k, bases in naturals.by_size.items():
+                if k == 0:
+                    continue
                 if k > n and not grows:
                     break
                 if grows:
                     extras = [c for m, cs in attach.by_size.items() if m >= n - k for c in cs]
                 else:
                     extras = attach.by_size.get(n - k, ())
-                for codes, values in extras:
-                    if must_last and k + len(codes) != size:
-                        continue
-                    if beats_values(rules, values + base_values, table_values):
-                        found.append(play_action(codes + base_codes))
+                for base_codes, base_values in bases:
+                    for codes, values in extras:
+                        if must_last and k + len(codes) != size:
+                            continue
+                        if beats_values(rules, values + base_values, table_values):
+                            found.append(play_action(codes + base_codes))
+                            if not codes and self.bombs and is_bomb(rules, base_codes):
+                                found += _set_beside_bomb(base_codes, naturals)
         for codes, values in self.jokers.items[1:]:
             if (len(codes) == n or (grows and len(codes) > n)) and beats_values(rules, values, table_values):
                 found.append(play_action(codes))
@@ -323,12 +329,25 @@ def _super_kinds(hand: tuple[str, ...], supers: frozenset) -> tuple[tuple, tuple
     return kinds, values
 
 
-def _bombs_of(value: int, codes: tuple[str, ...]) -> list[tuple[str, ...]]:
+def _bombs_of(value: int, codes: tuple[str, ...], specials: frozenset) -> list[tuple[str, ...]]:
     """campus bombs among one rank's codes: four identical codes, not 3s or 2s (§3.5); equal codes
-    are adjacent in a sorted hand."""
+    are adjacent in a sorted hand. Bombs of one rank differ only in suit, so one plain bomb per
+    rank is listed, beside a bomb of the called card (which carries information)."""
     if not 3 < value < TWO_VALUE or len(codes) < 4:
         return []
-    return [(code,) * 4 for code, same in groupby(codes) if len(tuple(same)) >= 4]
+    bombs = [(code,) * 4 for code, same in groupby(codes) if len(tuple(same)) >= 4]
+    plain = [bomb for bomb in bombs if bomb[0] not in specials]
+    return plain[:1] + [bomb for bomb in bombs if bomb[0] in specials]
+
+
+def _set_beside_bomb(bomb: tuple[str, ...], naturals: Choices) -> list[Action]:
+    """The same four cards' rank as a plain set, where the hand has a mixed-suit choice: four
+    identical codes answering a play are a bomb, and a set is another play (CONTRACT §1)."""
+    for kind in naturals.kinds:
+        if kind[:4] == bomb:
+            other = next((c for c in kind[4:] if c != bomb[0]), None)
+            return [play_action(kind[:3] + (other,))] if other else []
+    return []
 
 
 _HANDS: dict[tuple, HandPlays] = {}

@@ -33,6 +33,9 @@ class RuleSet:
     attach_on_decline: str = "none"
     void_after_declines: int | None = None  # the deal is void once this many declines happened
     forced_after_declines: int | None = None  # from then on a receiver must accept (classic, pagat)
+    # classic: once forced, a receiver may still decline when he cannot accept or holds four identical
+    # suited cards (RULES §3.3); pagat: forced without exception.
+    forced_spares_four: bool = False
     # wuren: a candidate without a callable triple declines automatically (seed 002: 系统自动 passes
     # the role on), which makes "he had no triple" public by the rules themselves.
     auto_decline_unable: bool = False
@@ -122,6 +125,7 @@ def preset(name: str, **options) -> RuleSet:
             deck=build_deck(**_FOUR_DECKS_6_UP, marked=("BJ*", "SJ*") if simple else ("BJ*",)),
             attach_on_decline="two_or_highest" if simple else "none",
             void_after_declines=10, forced_after_declines=None if simple else 5,
+            forced_spares_four=not simple,
             selection_solo=("with_guard_card_or_qiangdu" if opts["qiangdu"] else "with_guard_card")
             if simple else "always",
             guard_mode="fixed" if simple else "called",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from .state import State, next_seat
+from .state import State, Tribute, next_seat
 
 _PLACE_POINTS = (4, 2, 0, -2, -4)  # weihai, wuren
 _PAGAT_POINTS = (2, 1, 0, -1, -2)
@@ -34,74 +34,88 @@ def team_of(state: State) -> tuple[int, tuple[int, ...]]:
 
 def deal_result(state: State, places: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(scores, tribute) for complete places; tribute[s] > 0 takes cards, < 0 gives (next deal)."""
-    mode = state.rules.scoring
-    e = state.emperor
-    g = None if state.solo else state.guard
-    m = state.multiplier
-    pe = places[e]
-    scores = [0] * 5
-    tribute = [0] * 5
-    if mode == "laowang":
-        if g is None:
-            net = _LAOWANG_SOLO[pe]
-            tribute = [-net // 4] * 5
-            tribute[e] = net
-        else:
-            e_takes, g_takes, c_gives = _LAOWANG_PAIRS[tuple(sorted((pe, places[g])))]
-            tribute = [-c_gives] * 5
-            tribute[e], tribute[g] = e_takes, g_takes
-        return tuple(tribute), tuple(tribute)
-    if mode == "campus":
-        if g is None:
-            won = _CAMPUS_CHIPS[pe - 1] * 2 > 5
-            scores = [-1 if won else 1] * 5
-            scores[e] = 4 if won else -4
-        else:
-            chips = _CAMPUS_CHIPS[pe - 1] + _CAMPUS_CHIPS[places[g] - 1]
-            won = chips * 2 > 5
-            sign = 1 if won else -1
-            scores = [-sign] * 5
-            scores[e], scores[g] = 2 * sign, sign
-        return tuple(s * m for s in scores), tuple(tribute)
-    if mode == "wuren":
-        if g is None:
-            side = _PLACE_POINTS[pe - 1]
-            scores = [-side * m] * 5
-            scores[e] = side * m
-            if side:
-                per_opponent = m * (1 if side > 0 else -1)
-                tribute = [-per_opponent] * 5
-                tribute[e] = 4 * per_opponent
-        else:
-            side = _PLACE_POINTS[pe - 1] + _PLACE_POINTS[places[g] - 1]
-            scores = [-side] * 5
-            scores[e] = scores[g] = side
-            if side > 0:
-                tribute = [-1] * 5
-                tribute[e], tribute[g] = 2, 1
-            elif side < 0:
-                tribute = [1] * 5
-                tribute[e], tribute[g] = -2, -1
-        return tuple(scores), tuple(tribute)
-    # weihai, lianzhong, pagat: zero-sum tables.
-    if g is None:
-        soloist = _solo_score(mode, state.solo, pe)
-        scores = [-soloist // 4] * 5
-        scores[e] = soloist
+    result = _RESULT_BY_SCORING.get(state.rules.scoring, _zero_sum_result)
+    emperor = state.emperor
+    guard = None if state.solo else state.guard
+    return result(state, emperor, guard, places)
+
+
+def _laowang_result(state: State, emperor: int, guard: int | None, places) -> tuple[tuple, tuple]:
+    """§3.6: the score is the tribute, in cards, by the emperor's and guard's places."""
+    if guard is None:
+        soloist_net = _LAOWANG_SOLO[places[emperor]]
+        tribute = [-soloist_net // 4] * 5
+        tribute[emperor] = soloist_net
     else:
-        pg = places[g]
-        if mode == "weihai":
-            side = _PLACE_POINTS[pe - 1] + _PLACE_POINTS[pg - 1]
-        elif mode == "lianzhong":
-            side = 6 - (pe + pg)
-        else:
-            side = _PAGAT_POINTS[pe - 1] + _PAGAT_POINTS[pg - 1]
-        scores = [-side] * 5
-        scores[e], scores[g] = 2 * side, side
-    scores = [s * m for s in scores]
-    if mode == "pagat":
-        tribute = _pagat_tribute(e, g, scores[e])
+        side_places = tuple(sorted((places[emperor], places[guard])))
+        emperor_takes, guard_takes, commoner_gives = _LAOWANG_PAIRS[side_places]
+        tribute = [-commoner_gives] * 5
+        tribute[emperor], tribute[guard] = emperor_takes, guard_takes
+    return tuple(tribute), tuple(tribute)
+
+
+def _campus_result(state: State, emperor: int, guard: int | None, places) -> tuple[tuple, tuple]:
+    """§3.5: the side with more chips wins; no tribute."""
+    chips = _CAMPUS_CHIPS[places[emperor] - 1]
+    if guard is None:
+        won = chips * 2 > 5  # a soloist's chips against the other four's total
+        scores = [-1 if won else 1] * 5
+        scores[emperor] = 4 if won else -4
+    else:
+        won = (chips + _CAMPUS_CHIPS[places[guard] - 1]) * 2 > 5
+        sign = 1 if won else -1
+        scores = [-sign] * 5
+        scores[emperor], scores[guard] = 2 * sign, sign
+    return tuple(score * state.multiplier for score in scores), (0,) * 5
+
+
+def _wuren_result(state: State, emperor: int, guard: int | None, places) -> tuple[tuple, tuple]:
+    """§3.4: every player scores his team's place points; the losing side gives tribute."""
+    multiplier = state.multiplier
+    tribute = [0] * 5
+    if guard is None:
+        soloist_points = _PLACE_POINTS[places[emperor] - 1]
+        scores = [-soloist_points * multiplier] * 5
+        scores[emperor] = soloist_points * multiplier
+        if soloist_points:
+            per_opponent = multiplier * (1 if soloist_points > 0 else -1)
+            tribute = [-per_opponent] * 5
+            tribute[emperor] = 4 * per_opponent
+        return tuple(scores), tuple(tribute)
+    side_points = _PLACE_POINTS[places[emperor] - 1] + _PLACE_POINTS[places[guard] - 1]
+    scores = [-side_points] * 5
+    scores[emperor] = scores[guard] = side_points
+    if side_points:
+        won = 1 if side_points > 0 else -1
+        tribute = [-won] * 5
+        tribute[emperor], tribute[guard] = 2 * won, won
     return tuple(scores), tuple(tribute)
+
+
+def _zero_sum_result(state: State, emperor: int, guard: int | None, places) -> tuple[tuple, tuple]:
+    """weihai §3.1, lianzhong §3.2–3.3, pagat §3.7: the others pay what the emperor's side wins."""
+    mode = state.rules.scoring
+    emperor_place = places[emperor]
+    if guard is None:
+        soloist_score = _solo_score(mode, state.solo, emperor_place)
+        scores = [-soloist_score // 4] * 5
+        scores[emperor] = soloist_score
+    else:
+        guard_place = places[guard]
+        if mode == "weihai":
+            side = _PLACE_POINTS[emperor_place - 1] + _PLACE_POINTS[guard_place - 1]
+        elif mode == "lianzhong":
+            side = 6 - (emperor_place + guard_place)
+        else:
+            side = _PAGAT_POINTS[emperor_place - 1] + _PAGAT_POINTS[guard_place - 1]
+        scores = [-side] * 5
+        scores[emperor], scores[guard] = 2 * side, side
+    scores = [score * state.multiplier for score in scores]
+    tribute = _pagat_tribute(emperor, guard, scores[emperor]) if mode == "pagat" else [0] * 5
+    return tuple(scores), tuple(tribute)
+
+
+_RESULT_BY_SCORING = {"laowang": _laowang_result, "campus": _campus_result, "wuren": _wuren_result}
 
 
 def _solo_score(mode: str, solo: str | None, place: int) -> int:
@@ -115,18 +129,16 @@ def _solo_score(mode: str, solo: str | None, place: int) -> int:
     return 24 if place == 1 else -24
 
 
-def _pagat_tribute(e: int, g: int | None, emperor_score: int) -> list[int]:
+def _pagat_tribute(emperor: int, guard: int | None, emperor_score: int) -> list[int]:
     """Losers give their highest non-joker cards: emperor 2, guard 1, each commoner 1; soloist 4."""
-    tribute = [0] * 5
     if emperor_score == 0:
-        return tribute
-    sign = 1 if emperor_score > 0 else -1
-    if g is None:
-        tribute = [-sign] * 5
-        tribute[e] = 4 * sign
+        return [0] * 5
+    won = 1 if emperor_score > 0 else -1
+    tribute = [-won] * 5
+    if guard is None:
+        tribute[emperor] = 4 * won
     else:
-        tribute = [-sign] * 5
-        tribute[e], tribute[g] = 2 * sign, sign
+        tribute[emperor], tribute[guard] = 2 * won, won
     return tribute
 
 
@@ -161,17 +173,13 @@ def final_places(state: State) -> tuple[int, ...]:
     return tuple(places)
 
 
-def tribute_plan(state: State, tribute: tuple[int, ...], places: tuple[int, ...]) -> dict:
+def tribute_plan(state: State, tribute: tuple[int, ...], places: tuple[int, ...]) -> Tribute:
     """What the next deal hands over: givers with counts, takers in finishing order."""
-    gives = [[s, -n] for s, n in enumerate(tribute) if n < 0]
+    gives = tuple((s, -n) for s, n in enumerate(tribute) if n < 0)
     takers = sorted((s for s, n in enumerate(tribute) if n > 0), key=lambda s: places[s])
     guard_middle = None
     if (state.rules.tribute == "wuren" and not state.solo and state.guard is not None
             and tribute[state.emperor] == 2 and tribute[state.guard] == 1):
         guard_middle = state.guard  # RULES §3.4: the guard takes the middle card of the three
-    return {
-        "gives": gives,
-        "takes": [[s, tribute[s]] for s in takers],
-        "guard_middle": guard_middle,
-        "jokers": state.rules.tribute_jokers,
-    }
+    return Tribute(gives=gives, takes=tuple((s, tribute[s]) for s in takers), guard_middle=guard_middle,
+                   jokers=state.rules.tribute_jokers)

@@ -9,9 +9,7 @@ A candidate with exactly one legal answer answers it at once (wuren's automatic 
 from __future__ import annotations
 
 from .cards import BASE_VALUE, is_joker, sort_codes
-from .state import Action, IllegalAction, State, next_seat
-
-ACCEPT, DECLINE, TRANSFER, SOLO = Action("accept"), Action("decline"), Action("transfer"), Action("solo")
+from .state import ACCEPT, DECLINE, SOLO, TRANSFER, Action, ActionType, IllegalAction, Phase, State, next_seat
 
 
 def _count(hand, code: str) -> int:
@@ -59,11 +57,6 @@ def selection_actions(state: State) -> list[Action]:
     holds_guard_card = "SJ*" in hand
     first_decline = state.declines == 0
     actions: list[Action] = []
-    if rules.name == "weihai":
-        actions = [ACCEPT, SOLO]
-        if state.transferred_by is None and holds_guard_card:
-            actions.append(TRANSFER)
-        return actions
     can_accept = True
     if rules.call_mode is not None:
         can_accept = bool(callable_cards(state, seat, hand + state.pile))
@@ -72,7 +65,7 @@ def selection_actions(state: State) -> list[Action]:
     can_decline = rules.can_decline
     if rules.forced_after_declines is not None and state.declines >= rules.forced_after_declines:
         # classic: forced unless he cannot accept or holds four identical cards; pagat: forced.
-        can_decline = rules.name == "lianzhong_classic" and (not can_accept or _holds_four(state, seat))
+        can_decline = rules.forced_spares_four and (not can_accept or _holds_four(state, seat))
     if rules.attach_on_decline == "two_required" and not first_decline and not _has_two(state, seat):
         can_decline = False
     if rules.call_mode in ("wuren", "campus") and not can_accept and can_decline:
@@ -85,6 +78,8 @@ def selection_actions(state: State) -> list[Action]:
             or (solo_rule == "with_guard_card_or_qiangdu"
                 and (holds_guard_card or rules.option_dict.get("qiangdu")))):
         actions.append(SOLO)
+    if rules.can_transfer and state.transferred_by is None and holds_guard_card:
+        actions.append(TRANSFER)  # weihai 转让 (§3.1)
     return actions
 
 
@@ -115,20 +110,21 @@ def _add_to_hand(state: State, seat: int, codes) -> None:
     state.hands = tuple(hands)
 
 
-def apply_selection(state: State, seat: int, action: Action, events: list[dict], auto: bool = False) -> None:
-    """Apply a candidate's answer to `state` (a fresh copy owned by the caller)."""
+def apply_selection(state: State, seat: int, action: Action, events: list[dict], *,
+                    auto: bool = False) -> Action:
+    """Apply a candidate's answer to `state` (a fresh copy owned by the caller); returns it for the log."""
     from .windows import after_emperor_chosen
 
     legal = selection_actions(state)
     if action.type not in {a.type for a in legal}:
-        raise IllegalAction("not_allowed", f"{action.type!r} is not open to this candidate now")
-    event = {"type": action.type, "seat": seat}
+        raise IllegalAction("not_allowed", f"{str(action.type)!r} is not open to this candidate now")
+    event = {"type": str(action.type), "seat": seat}
     if auto:
         event["auto"] = True
-    if action.type == "decline":
+    if action.type == ActionType.DECLINE:
         _decline(state, seat, event, events)
-        return
-    if action.type == "transfer":
+        return action
+    if action.type == ActionType.TRANSFER:
         target = next_seat(seat, 2)
         _take_from_hand(state, seat, ["BJ*"])
         _add_to_hand(state, target, ["BJ*"])
@@ -137,7 +133,7 @@ def apply_selection(state: State, seat: int, action: Action, events: list[dict],
         event["to"] = target
         events.append(event)
         advance_selection(state, events)
-        return
+        return action
     # accept or solo: the candidate becomes emperor and takes the travelling pile.
     events.append(event)
     _add_to_hand(state, seat, state.pile)
@@ -147,7 +143,7 @@ def apply_selection(state: State, seat: int, action: Action, events: list[dict],
     state.emperor = seat
     state.candidate = None
     rules = state.rules
-    if action.type == "solo":
+    if action.type == ActionType.SOLO:
         state.solo = "open"
         state.solo_public = True
         state.guard = None
@@ -163,9 +159,10 @@ def apply_selection(state: State, seat: int, action: Action, events: list[dict],
             else:
                 state.guard = holder
     else:
-        state.phase = "call"
-        return
+        state.phase = Phase.CALL
+        return action
     after_emperor_chosen(state, events)
+    return action
 
 
 def _decline(state: State, seat: int, event: dict, events: list[dict]) -> None:
@@ -222,29 +219,32 @@ def advance_selection(state: State, events: list[dict]) -> None:
 
 def call_actions(state: State) -> list[Action]:
     rules = state.rules
-    actions = [Action("call", card=code) for code in callable_cards(state, state.emperor)]
+    actions = [Action(ActionType.CALL, card=code) for code in callable_cards(state, state.emperor)]
     if rules.call_solo_open:
         actions.append(SOLO)
     if rules.call_solo_shows_four:
         hand = state.hands[state.emperor]
-        actions += [Action("solo", card=code) for code in callable_cards(state, state.emperor)
+        actions += [Action(ActionType.SOLO, card=code) for code in callable_cards(state, state.emperor)
                     if _count(hand, code) == 4]
     return actions
 
 
-def apply_call(state: State, seat: int, action: Action, events: list[dict]) -> None:
+def apply_call(state: State, seat: int, action: Action, events: list[dict]) -> Action:
+    """Apply the emperor's call (or solo) to `state` (a fresh copy); returns it for the log."""
     from .windows import after_emperor_chosen
 
     rules = state.rules
     hand = state.hands[seat]
-    if action.type == "solo" and rules.call_solo_open and action.card is None:
+    if action.type != ActionType.CALL and action not in call_actions(state):
+        raise IllegalAction("not_allowed", f"{str(action.type)!r} is not open to the emperor now")
+    if action.type == ActionType.SOLO and rules.call_solo_open and action.card is None:
         state.solo, state.solo_public, state.guard = "open", True, None
         events.append({"type": "solo", "seat": seat})
         after_emperor_chosen(state, events)
-        return
+        return action
     if action.card not in callable_cards(state, seat):
         raise IllegalAction("bad_call", f"{action.card!r} cannot be called")
-    if action.type == "solo":
+    if action.type == ActionType.SOLO:
         if not rules.call_solo_shows_four or _count(hand, action.card) != 4:
             raise IllegalAction("bad_call", "明独 shows four identical cards")
         state.called_card = action.card
@@ -253,7 +253,7 @@ def apply_call(state: State, seat: int, action: Action, events: list[dict]) -> N
         state.multiplier *= 2  # wuren 明独 doubles score and tribute (§3.4)
         events.append({"type": "solo", "seat": seat, "card": action.card})
         after_emperor_chosen(state, events)
-        return
+        return action
     state.called_card = action.card
     state.specials = state.specials | {action.card}  # playing it reveals the guard: list it apart
     events.append({"type": "call", "seat": seat, "card": action.card})
@@ -263,3 +263,4 @@ def apply_call(state: State, seat: int, action: Action, events: list[dict]) -> N
     else:
         state.guard = holder
     after_emperor_chosen(state, events)
+    return action

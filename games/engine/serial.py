@@ -1,18 +1,20 @@
 """Serialising a state (versioned, compact JSON) and replaying a deal from its setup and actions.
 
-`to_json` stores the rule preset and options, the seed and setup, and every field of the state;
-hands are space-joined code strings so a fresh 168-card deal stays well under 8 KB.
+`to_json` stores every field the `State` dataclass declares, in declaration order: the rule preset
+and options, the seed and setup, and the deal's progress. Card sequences are space-joined code
+strings, so a fresh 168-card deal stays well under 8 KB. Fields with a shape of their own have a
+codec below; every other field is a JSON scalar or a flat tuple (stored as a list).
 """
 
 from __future__ import annotations
 
+from .cards import ALL_CODES
 from .deal import new_deal
 from .machine import apply_action
 from .rules import preset
-from .state import Action, State, TablePlay, Window
+from .state import ACTION_TYPES, STATE_FIELDS, Action, Phase, State, TablePlay, Tribute, Window
 
-FORMAT_VERSION = 1
-_CARD_TUPLES = ("pile", "aside")
+FORMAT_VERSION = 2
 
 
 def _cards(codes) -> str:
@@ -24,13 +26,10 @@ def _uncards(text: str) -> tuple[str, ...]:
 
 
 def action_to_dict(action: Action) -> dict:
-    return {"type": action.type, "cards": list(action.cards), "card": action.card}
+    return action.to_dict()
 
 
 def action_from_dict(data: dict) -> Action:
-    from .cards import ALL_CODES
-    from .state import ACTION_TYPES
-
     if not isinstance(data, dict):
         raise ValueError("an action is an object")
     kind = data.get("type")
@@ -46,71 +45,88 @@ def action_from_dict(data: dict) -> Action:
     return Action(kind, tuple(cards), card)
 
 
-def _encode_action(action: Action) -> list:
-    return [action.type, _cards(action.cards), action.card]
+def _encode_window(window: Window | None):
+    if window is None:
+        return None
+    return [str(window.kind), list(window.asked), [[seat, str(answer)] for seat, answer in window.answers]]
 
 
-def _decode_action(data: list) -> Action:
-    return Action(data[0], _uncards(data[1]), data[2])
+def _decode_window(data) -> Window | None:
+    return Window(data[0], tuple(data[1]), tuple(tuple(a) for a in data[2])) if data else None
+
+
+def _encode_table(table: TablePlay | None):
+    return [table.seat, _cards(table.cards), list(table.values), table.bomb] if table else None
+
+
+def _decode_table(data) -> TablePlay | None:
+    return TablePlay(data[0], _uncards(data[1]), tuple(data[2]), data[3]) if data else None
+
+
+def _encode_log(log) -> list:
+    return [[seat, [str(a.type), _cards(a.cards), a.card]] for seat, a in log]
+
+
+def _decode_log(data) -> tuple:
+    return tuple((seat, Action(a[0], _uncards(a[1]), a[2])) for seat, a in data)
+
+
+_HAND_LISTS = ((lambda hands: [_cards(h) for h in hands]), (lambda data: tuple(_uncards(h) for h in data)))
+_CARD_TUPLE = (_cards, _uncards)
+# field -> (encode, decode), for the fields that are not scalars or flat tuples.
+_CODECS = {
+    "hands": _HAND_LISTS,
+    "dealt": _HAND_LISTS,
+    "aside": _CARD_TUPLE,
+    "pile": _CARD_TUPLE,
+    "phase": (str, Phase),
+    "specials": (sorted, frozenset),
+    "window": (_encode_window, _decode_window),
+    "declarations": ((lambda d: [[seat, str(kind)] for seat, kind in d]),
+                     (lambda data: tuple(tuple(x) for x in data))),
+    "table": (_encode_table, _decode_table),
+    "tribute_owed": ((lambda tribute: tribute.to_json() if tribute else None),
+                     (lambda data: Tribute.from_json(data) if data else None)),
+    "log": (_encode_log, _decode_log),
+    "opening_events": (list, tuple),
+}
+_STORED_FIELDS = tuple(name for name in STATE_FIELDS if name != "rules")  # rules: preset + options
+
+
+def _encode_plain(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _decode_plain(value):
+    return tuple(value) if isinstance(value, list) else value
 
 
 def to_json(state: State) -> dict:
-    d = state.__dict__
-    table = state.table
-    window = state.window
-    return {
-        "v": FORMAT_VERSION,
-        "preset": state.rules.name,
-        "options": dict(state.rules.options),
-        "seed": state.seed,
-        "start_seat": state.start_seat,
-        "hands": [_cards(h) for h in state.hands],
-        "dealt": [_cards(h) for h in state.dealt],
-        "pile": _cards(state.pile),
-        "aside": _cards(state.aside),
-        "fields": {k: list(d[k]) if isinstance(d[k], tuple) else d[k] for k in (
-            "phase", "candidate", "declines", "turned_card", "transferred_by", "emperor",
-            "guard", "solo", "guard_public", "solo_public", "guard_declared", "rebellion_succeeded",
-            "called_card", "multiplier", "turn", "scores", "tribute_owed", "next_start_seat")},
-        "specials": sorted(state.specials),
-        "window": [window.kind, list(window.asked), [list(a) for a in window.answers]] if window else None,
-        "declarations": [list(x) for x in state.declarations],
-        "table": [table.seat, _cards(table.cards), list(table.values), table.bomb] if table else None,
-        "passed": list(state.passed),
-        "finish_order": list(state.finish_order),
-        "places": list(state.places),
-        "log": [[seat, _encode_action(a)] for seat, a in state.log],
-        "opening_events": list(state.opening_events),
-    }
+    data = {"v": FORMAT_VERSION, "preset": state.rules.name, "options": dict(state.rules.options)}
+    for name in _STORED_FIELDS:
+        encode = _CODECS[name][0] if name in _CODECS else _encode_plain
+        data[name] = encode(getattr(state, name))
+    return data
 
 
 def from_json(data: dict) -> State:
-    if data.get("v") != FORMAT_VERSION:
-        raise ValueError(f"unsupported state format {data.get('v')!r}")
-    state = object.__new__(State)
-    state.rules = preset(data["preset"], **data["options"])
-    state.seed = data["seed"]
-    state.start_seat = data["start_seat"]
-    state.hands = tuple(_uncards(h) for h in data["hands"])
-    state.dealt = tuple(_uncards(h) for h in data["dealt"])
-    state.pile = _uncards(data["pile"])
-    state.aside = _uncards(data["aside"])
-    for key, value in data["fields"].items():
-        setattr(state, key, value)
-    if state.scores is not None:
-        state.scores = tuple(state.scores)
-    state.specials = frozenset(data["specials"])
-    window = data["window"]
-    state.window = Window(window[0], tuple(window[1]), tuple(tuple(a) for a in window[2])) if window else None
-    state.declarations = tuple(tuple(x) for x in data["declarations"])
-    table = data["table"]
-    state.table = TablePlay(table[0], _uncards(table[1]), tuple(table[2]), table[3]) if table else None
-    state.passed = tuple(data["passed"])
-    state.finish_order = tuple(data["finish_order"])
-    state.places = tuple(data["places"])
-    state.log = tuple((seat, _decode_action(a)) for seat, a in data["log"])
-    state.opening_events = tuple(data["opening_events"])
-    return state
+    version = data.get("v")
+    if version == 1:
+        data = _upgrade_from_v1(data)
+    elif version != FORMAT_VERSION:
+        raise ValueError(f"unsupported state format {version!r}")
+    values = {"rules": preset(data["preset"], **data["options"])}
+    for name in _STORED_FIELDS:
+        decode = _CODECS[name][1] if name in _CODECS else _decode_plain
+        values[name] = decode(data[name])
+    return State(**values)
+
+
+def _upgrade_from_v1(data: dict) -> dict:
+    """Version 1 kept the scalar fields in a nested "fields" object; the encodings are the same."""
+    flat = {key: value for key, value in data.items() if key != "fields"}
+    flat.update(data["fields"])
+    return flat
 
 
 def replay(rules, setup: dict, actions) -> State:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .scoring import final_places, outcome_if_fixed, tribute_plan
-from .state import State
+from .state import Phase, State, Tribute
 
 
 def settle_if_fixed(state: State, events: list[dict]) -> bool:
@@ -15,7 +15,7 @@ def settle_if_fixed(state: State, events: list[dict]) -> bool:
     state.places = places
     state.scores = scores
     state.tribute_owed = tribute_plan(state, tribute, places)
-    state.phase = "over"
+    state.phase = Phase.OVER
     state.turn = None
     state.next_start_seat = next_start_seat(state)
     events.append({"type": "deal_over", "places": list(places), "scores": list(scores)})
@@ -24,7 +24,7 @@ def settle_if_fixed(state: State, events: list[dict]) -> bool:
 
 def next_start_seat(state: State) -> int:
     """The previous emperor deals next (004); pagat moves on one seat; a void deal keeps it (§2.1 D)."""
-    if state.phase == "void" or state.emperor is None:
+    if state.phase == Phase.VOID or state.emperor is None:
         return state.start_seat
     if state.rules.start_seat_moves:
         return (state.start_seat + 1) % 5
@@ -32,9 +32,8 @@ def next_start_seat(state: State) -> int:
 
 
 def settle_void(state: State) -> None:
-    state.phase = "void"
+    state.phase = Phase.VOID
     state.candidate = None
     state.scores = (0, 0, 0, 0, 0)
-    state.tribute_owed = {"gives": [], "takes": [], "guard_middle": None,
-                          "jokers": state.rules.tribute_jokers}
+    state.tribute_owed = Tribute(jokers=state.rules.tribute_jokers)
     state.next_start_seat = state.start_seat

@@ -8,26 +8,57 @@ here; what a seat may see is decided only in views.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from operator import attrgetter
 from typing import NamedTuple
 
 from .rules import RuleSet
 
-PHASES = ("emperor_selection", "call", "solo_window", "declaration_window", "kick_window", "play", "over",
-          "void")
-ACTION_TYPES = ("accept", "decline", "transfer", "solo", "call", "reveal", "rebel", "kick", "stay", "play",
-                "pass")
-PHASE_ACTIONS = {
-    "emperor_selection": frozenset({"accept", "decline", "transfer", "solo"}),
-    "call": frozenset({"call", "solo"}),
-    "solo_window": frozenset({"solo", "stay"}),
-    "declaration_window": frozenset({"reveal", "rebel", "stay"}),
-    "kick_window": frozenset({"kick", "stay"}),
-    "play": frozenset({"play", "pass"}),
-    "over": frozenset(),
-    "void": frozenset(),
-}
-WINDOW_PHASE = {"solo": "solo_window", "declaration": "declaration_window", "kick": "kick_window"}
+
+class Phase(StrEnum):
+    """The phases of a deal (RULES §2, CONTRACT §2); a str enum, so views and JSON keep the strings."""
+
+    EMPEROR_SELECTION = "emperor_selection"
+    CALL = "call"
+    SOLO_WINDOW = "solo_window"
+    DECLARATION_WINDOW = "declaration_window"
+    KICK_WINDOW = "kick_window"
+    PLAY = "play"
+    OVER = "over"
+    VOID = "void"
+
+
+class ActionType(StrEnum):
+    """Action types (RULES §6)."""
+
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    TRANSFER = "transfer"
+    SOLO = "solo"
+    CALL = "call"
+    REVEAL = "reveal"
+    REBEL = "rebel"
+    KICK = "kick"
+    STAY = "stay"
+    PLAY = "play"
+    PASS = "pass"
+
+
+class WindowKind(StrEnum):
+    """The declaration windows, in the order they open (RULES §2.5)."""
+
+    SOLO = "solo"
+    DECLARATION = "declaration"
+    KICK = "kick"
+
+
+PHASES = tuple(Phase)
+ACTION_TYPES = tuple(ActionType)
+ENDED_PHASES = frozenset({Phase.OVER, Phase.VOID})
+WINDOW_PHASE = {WindowKind.SOLO: Phase.SOLO_WINDOW, WindowKind.DECLARATION: Phase.DECLARATION_WINDOW,
+                WindowKind.KICK: Phase.KICK_WINDOW}
+WINDOW_PHASES = frozenset(WINDOW_PHASE.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +67,17 @@ class Action:
     cards: tuple[str, ...] = ()
     card: str | None = None
 
+    def to_dict(self) -> dict:
+        """The JSON shape of CONTRACT §2 (`legal_actions`, final_view `actions`)."""
+        return {"type": str(self.type), "cards": list(self.cards), "card": self.card}
 
-PASS = Action("pass")
+
+PASS = Action(ActionType.PASS)
+STAY = Action(ActionType.STAY)
+ACCEPT = Action(ActionType.ACCEPT)
+DECLINE = Action(ActionType.DECLINE)
+TRANSFER = Action(ActionType.TRANSFER)
+SOLO = Action(ActionType.SOLO)
 
 
 class IllegalAction(Exception):
@@ -74,23 +114,95 @@ class TablePlay(NamedTuple):
     bomb: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Tribute:
+    """The tribute the next deal hands over (final_view `tribute`): `gives` and `takes` are
+    (seat, card count) pairs, takers in finishing order; `guard_middle` is the wuren guard who
+    takes the middle card of three (RULES §3.4); `jokers` whether givers give jokers too."""
+
+    gives: tuple[tuple[int, int], ...] = ()
+    takes: tuple[tuple[int, int], ...] = ()
+    guard_middle: int | None = None
+    jokers: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "gives": [list(pair) for pair in self.gives],
+            "takes": [list(pair) for pair in self.takes],
+            "guard_middle": self.guard_middle,
+            "jokers": self.jokers,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> Tribute:
+        data = data or {}
+        return cls(
+            gives=tuple((int(seat), int(count)) for seat, count in data.get("gives", ())),
+            takes=tuple((int(seat), int(count)) for seat, count in data.get("takes", ())),
+            guard_middle=data.get("guard_middle"),
+            jokers=bool(data.get("jokers", False)),
+        )
+
+
+@dataclass(slots=True, repr=False)
 class State:
-    """One deal. Fields are documented where new_deal sets them (deal.py)."""
+    """One deal. Treated as an immutable value: the machine changes only a copy made by `evolve`,
+    before anyone else sees it."""
 
     rules: RuleSet
+    seed: int
+    start_seat: int
+    hands: tuple[tuple[str, ...], ...]
+    # The hands as dealt, after the pre-play exchanges (final_view `hands`).
+    dealt: tuple[tuple[str, ...], ...]
+    # Set-aside cards nobody holds yet (laowang keeps none: its BJ travels in `pile`).
+    aside: tuple[str, ...] = ()
+    phase: Phase = Phase.EMPEROR_SELECTION
+    # Emperor selection (RULES §2.3): the seat asked now, how many declined, the travelling cards.
+    candidate: int | None = None
+    declines: int = 0
+    pile: tuple[str, ...] = ()
+    turned_card: str | None = None  # laowang: the card whose receiver was the first candidate
+    transferred_by: int | None = None  # weihai 转让: the guard who handed over BJ*
+    # Teams (RULES §1 "Teams"): solo is None, "open" or "hidden".
+    emperor: int | None = None
+    guard: int | None = None
+    solo: str | None = None
+    guard_public: bool = False
+    solo_public: bool = False
+    guard_declared: bool = False  # 明保 in the declaration window (opens the kick window)
+    rebellion_succeeded: bool = False
+    called_card: str | None = None
+    # Codes that carry information (who holds them), so plays list them apart from their plain
+    # twins: the marked cards and, once called, the called card.
+    specials: frozenset[str] = frozenset()
+    # Declaration windows (RULES §2.5) and the declarations made public when each closed.
+    window: Window | None = None
+    declarations: tuple[tuple[int, str], ...] = ()
+    multiplier: int = 1
+    # Play (RULES §1 "Turn flow").
+    table: TablePlay | None = None
+    passed: tuple[int, ...] = ()
+    turn: int | None = None
+    finish_order: tuple[int, ...] = ()
+    places: tuple[int | None, ...] = (None,) * 5
+    # Settlement (RULES §2.7).
+    scores: tuple[int, ...] | None = None
+    tribute_owed: Tribute | None = None
+    next_start_seat: int | None = None
+    log: tuple[tuple[int, Action], ...] = ()
+    opening_events: tuple[dict, ...] = ()
 
     def evolve(self) -> State:
-        new = object.__new__(State)
-        new.__dict__.update(self.__dict__)
-        return new
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and self.__dict__ == other.__dict__
-
-    __hash__ = None  # type: ignore[assignment]
+        """A copy for the machine to change (the generated __init__ copies every field at once)."""
+        return State(*_field_values(self))
 
     def __repr__(self) -> str:
         return f"<State {self.rules.name} phase={self.phase} actions={len(self.log)}>"
+
+
+STATE_FIELDS = tuple(field.name for field in fields(State))
+_field_values = attrgetter(*STATE_FIELDS)
 
 
 def next_seat(seat: int, step: int = 1) -> int:

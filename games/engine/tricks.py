@@ -19,7 +19,7 @@ from .plays import (
     values_of,
 )
 from .settle import settle_if_fixed
-from .state import PASS, Action, IllegalAction, State, TablePlay
+from .state import PASS, Action, ActionType, IllegalAction, State, TablePlay
 
 
 def supers_for(state: State, seat: int) -> frozenset:
@@ -77,16 +77,17 @@ def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table_values: tup
     return jokers >= need or (best > 0 and best + jokers >= need)
 
 
-def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> None:
+def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> Action:
+    """Apply a play or pass to `state` (a fresh copy); returns the action in the log's canonical
+    form (a play's codes sorted high to low)."""
     rules = state.rules
-    if action.type == "pass":
+    if action.type == ActionType.PASS:
         if state.table is None:
             raise IllegalAction("cannot_pass_lead", "the leader of a trick must play")
         state.passed = state.passed + (seat,)
-        state.log = state.log + ((seat, PASS),)
         events.append({"type": "pass", "seat": seat})
         _advance(state, seat)
-        return
+        return PASS
     cards = tuple(action.cards)
     if not cards:
         raise IllegalAction("not_a_play", "a play needs at least one card")
@@ -114,8 +115,7 @@ def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> N
     state.hands = tuple(hands)
     state.table = TablePlay(seat, ordered, values, bomb)
     state.passed = ()
-    logged = action if action.cards == ordered else Action("play", ordered)
-    state.log = state.log + ((seat, logged),)
+    recorded = action if action.cards == ordered else Action(ActionType.PLAY, ordered)
     event = {"type": "play", "seat": seat, "cards": list(ordered)}
     if bomb:
         event["bomb"] = True
@@ -128,8 +128,9 @@ def apply_play(state: State, seat: int, action: Action, events: list[dict]) -> N
         state.places = tuple(places)
         events.append({"type": "out", "seat": seat, "place": places[seat]})
         if settle_if_fixed(state, events):
-            return
+            return recorded
     _advance(state, seat)
+    return recorded
 
 
 def _reveal_by_card(state: State, seat: int, cards: tuple[str, ...], events: list[dict]) -> None:

@@ -8,30 +8,32 @@ leader plays his smallest legal single card (a must-last hand plays what it must
 from __future__ import annotations
 
 from .machine import legal_actions, to_act
-from .state import PASS, Action, IllegalAction, State
+from .state import ACCEPT, DECLINE, PASS, STAY, WINDOW_PHASES, Action, ActionType, IllegalAction, Phase, State
 
 
 def trustee_action(state: State, seat: int) -> Action:
+    """The RULES §5 default answer for `seat` now."""
     if seat not in to_act(state):
         raise IllegalAction("not_your_turn", "this seat has nothing to do now")
     legal = legal_actions(state, seat)
     types = {a.type for a in legal}
     phase = state.phase
-    if phase == "emperor_selection":
-        free_decline = "decline" in types and (state.declines == 0 or state.rules.attach_on_decline == "none")
+    if phase == Phase.EMPEROR_SELECTION:
+        free_decline = ActionType.DECLINE in types and (state.declines == 0
+                                                        or state.rules.attach_on_decline == "none")
         if free_decline:
-            return Action("decline")
-        if "accept" in types:
-            return Action("accept")
-        return Action("decline") if "decline" in types else legal[0]
-    if phase == "call":
-        calls = [a for a in legal if a.type == "call"]
+            return DECLINE
+        if ActionType.ACCEPT in types:
+            return ACCEPT
+        return DECLINE if ActionType.DECLINE in types else legal[0]
+    if phase == Phase.CALL:
+        calls = [a for a in legal if a.type == ActionType.CALL]
         return calls[0] if calls else legal[0]  # callable cards are listed highest first
-    if phase.endswith("_window"):
-        return Action("stay")
+    if phase in WINDOW_PHASES:
+        return STAY
     if state.table is not None:
         return PASS
-    plays = [a for a in legal if a.type == "play"]
+    plays = [a for a in legal if a.type == ActionType.PLAY]
     return min(plays, key=lambda a: (len(a.cards), _lowest_value(state, seat, a)))
 
 

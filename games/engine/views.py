@@ -8,7 +8,7 @@ its holder until revealed; a seat that knows the teams (the guard, the soloist) 
 from __future__ import annotations
 
 from .machine import legal_actions, to_act
-from .state import State
+from .state import ENDED_PHASES, Phase, State
 
 
 def true_roles(state: State) -> list[str | None]:
@@ -54,10 +54,6 @@ def _counts(state: State) -> list:
     return [n if n <= limit else f">{limit}" for n in counts]
 
 
-def _action_dict(action) -> dict:
-    return {"type": action.type, "cards": list(action.cards), "card": action.card}
-
-
 def _public_fields(state: State, roles: list) -> dict:
     table = state.table
     window = state.window
@@ -67,7 +63,7 @@ def _public_fields(state: State, roles: list) -> dict:
     view = {
         "preset": state.rules.name,
         "options": dict(state.rules.options),
-        "phase": state.phase,
+        "phase": str(state.phase),
         "start_seat": state.start_seat,
         "counts": _counts(state),
         "roles": roles,
@@ -96,11 +92,11 @@ def seat_view(state: State, seat: int) -> dict:
     view = _public_fields(state, known_roles(state, seat))
     view["seat"] = seat
     view["hand"] = list(state.hands[seat])
-    if state.phase == "emperor_selection" and seat == state.candidate:
+    if state.phase == Phase.EMPEROR_SELECTION and seat == state.candidate:
         view["pile_cards"] = list(state.pile)
     if state.solo == "hidden" and seat == state.emperor:
         view["solo"] = "hidden"
-    view["legal_actions"] = [_action_dict(a) for a in legal_actions(state, seat)]
+    view["legal_actions"] = [a.to_dict() for a in legal_actions(state, seat)]
     return view
 
 
@@ -109,7 +105,7 @@ def public_view(state: State) -> dict:
 
 
 def final_view(state: State) -> dict:
-    if state.phase not in ("over", "void"):
+    if state.phase not in ENDED_PHASES:
         raise ValueError("the deal is not over")
     view = _public_fields(state, true_roles(state))
     view["solo"] = state.solo
@@ -117,10 +113,10 @@ def final_view(state: State) -> dict:
     view["hands"] = [list(h) for h in state.dealt]
     view["aside"] = list(state.aside)
     view["seed"] = state.seed
-    view["actions"] = [[seat, _action_dict(action)] for seat, action in state.log]
+    view["actions"] = [[seat, action.to_dict()] for seat, action in state.log]
     view["scores"] = list(state.scores)
-    view["tribute"] = state.tribute_owed
+    view["tribute"] = state.tribute_owed.to_json()
     view["next_start_seat"] = state.next_start_seat
-    view["void"] = state.phase == "void"
+    view["void"] = state.phase == Phase.VOID
     view["counts"] = [len(h) for h in state.hands]
     return view

@@ -7,28 +7,43 @@ declarations become public together. Order: solo window, declaration window, kic
 
 from __future__ import annotations
 
-from .state import Action, IllegalAction, State, Window, next_seat
+from .state import (
+    STAY,
+    WINDOW_PHASE,
+    Action,
+    ActionType,
+    IllegalAction,
+    Phase,
+    State,
+    Window,
+    WindowKind,
+    next_seat,
+)
 
-STAY = Action("stay")
+_SOLO_CLAIM = Action(ActionType.SOLO)
+_KICK = Action(ActionType.KICK)
+_REVEAL = Action(ActionType.REVEAL)
+_REBEL = Action(ActionType.REBEL)
 
 
 def after_emperor_chosen(state: State, events: list[dict]) -> None:
     state.candidate = None
-    _open_next(state, "", events)
+    _open_next(state, None, events)
 
 
-def _open_next(state: State, closed: str, events: list[dict]) -> None:
-    order = ("solo", "declaration", "kick")
+def _open_next(state: State, closed: WindowKind | None, events: list[dict]) -> None:
+    """Open the first window after `closed` that asks anyone, else start play."""
+    order = tuple(WindowKind)
     start = order.index(closed) + 1 if closed else 0
     for kind in order[start:]:
         asked = _asked(state, kind)
         if asked:
             state.window = Window(kind, asked)
-            state.phase = kind + "_window"
-            events.append({"type": "window_opened", "kind": kind, "asked": list(asked)})
+            state.phase = WINDOW_PHASE[kind]
+            events.append({"type": "window_opened", "kind": str(kind), "asked": list(asked)})
             return
     state.window = None
-    state.phase = "play"
+    state.phase = Phase.PLAY
     state.turn = state.emperor
     events.append({"type": "play_started", "leader": state.emperor})
 
@@ -49,11 +64,11 @@ def _kick_sides(state: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return commoners, emperor_side
 
 
-def _asked(state: State, kind: str) -> tuple[int, ...]:
+def _asked(state: State, kind: WindowKind) -> tuple[int, ...]:
     rules = state.rules
-    if kind == "solo":
+    if kind == WindowKind.SOLO:
         return _others(state) if rules.solo_window and state.solo != "open" else ()
-    if kind == "declaration":
+    if kind == WindowKind.DECLARATION:
         return _others(state) if rules.declaration_window and state.solo != "open" else ()
     if not rules.kick_window:
         return ()
@@ -65,41 +80,43 @@ def window_actions(state: State, seat: int) -> list[Action]:
     window = state.window
     if window is None or seat not in window.asked or window.answered(seat):
         return []
-    if window.kind == "solo":
-        return [Action("solo"), STAY]
-    if window.kind == "kick":
-        return [Action("kick"), STAY]
+    if window.kind == WindowKind.SOLO:
+        return [_SOLO_CLAIM, STAY]
+    if window.kind == WindowKind.KICK:
+        return [_KICK, STAY]
     if seat == state.guard and not state.solo:
-        return [Action("reveal"), STAY]
+        return [_REVEAL, STAY]
     if state.rules.rebel_allowed:
-        return [Action("rebel"), STAY]
+        return [_REBEL, STAY]
     return [STAY]
 
 
-def apply_answer(state: State, seat: int, action: Action, events: list[dict]) -> None:
+def apply_answer(state: State, seat: int, action: Action, events: list[dict]) -> Action:
+    """Record a seat's private answer on `state` (a fresh copy); returns it for the log."""
     window = state.window
     if seat not in window.asked or window.answered(seat):
         raise IllegalAction("not_your_turn", "this seat has no open question in this window")
     if action not in window_actions(state, seat):
-        raise IllegalAction("not_allowed", f"{action.type!r} is not an answer open to this seat")
-    window = Window(window.kind, window.asked, window.answers + ((seat, action.type),))
+        raise IllegalAction("not_allowed", f"{str(action.type)!r} is not an answer open to this seat")
+    window = Window(window.kind, window.asked, window.answers + ((seat, str(action.type)),))
     state.window = window
-    events.append({"type": "answer", "seat": seat, "kind": window.kind, "answer": action.type,
+    events.append({"type": "answer", "seat": seat, "kind": str(window.kind), "answer": str(action.type),
                    "private_to": [seat]})
     if not window.waiting():
         close_window(state, events)
+    return action
 
 
 def close_window(state: State, events: list[dict]) -> None:
     window = state.window
-    declared = [(s, a) for s, a in sorted(window.answers) if a != "stay"]
+    declared = [(s, a) for s, a in sorted(window.answers) if a != ActionType.STAY]
     state.declarations = state.declarations + tuple(declared)
     kind = window.kind
-    closing = {"type": "window_closed", "kind": kind,
+    closing = {"type": "window_closed", "kind": str(kind),
                "declarations": [{"seat": s, "type": a} for s, a in declared]}
-    if kind == "solo":
+    if kind == WindowKind.SOLO:
         _resolve_solo(state, [s for s, _ in declared], closing)
-    elif kind == "declaration":
+    elif kind == WindowKind.DECLARATION:
         _resolve_declarations(state, declared, closing)
     else:
         _resolve_kicks(state, [s for s, _ in declared], closing)
@@ -124,8 +141,8 @@ def _resolve_solo(state: State, claimants: list[int], closing: dict) -> None:
 
 def _resolve_declarations(state: State, declared: list[tuple[int, str]], closing: dict) -> None:
     rules = state.rules
-    revealed = any(a == "reveal" for _, a in declared)
-    rebels = [s for s, a in declared if a == "rebel"]
+    revealed = any(a == ActionType.REVEAL for _, a in declared)
+    rebels = [s for s, a in declared if a == ActionType.REBEL]
     doubled = False
     if revealed:
         state.guard_public = True

@@ -1,9 +1,9 @@
-"""The admin: moderators ban users; hidden cards only for those allowed to see them."""
+"""The admin: hidden cards only for those allowed to see them (moderation: tests/moderation)."""
 
 import pytest
 from django.contrib.auth.models import Permission
 
-from accounts.models import User
+from accounts.models import Sanction, User
 
 pytestmark = pytest.mark.django_db
 
@@ -13,23 +13,6 @@ def _staff(client, make_user, *perms):
     user.user_permissions.add(*Permission.objects.filter(codename__in=perms))
     client.force_login(user)
     return user
-
-
-def test_moderator_bans_a_user_from_the_admin(client, make_user):
-    _staff(client, make_user, "ban_user", "view_user", "change_user")
-    target, _ = make_user()
-    response = client.post(
-        "/admin/accounts/user/", {"action": "ban_users", "_selected_action": [target.pk]}, follow=True
-    )
-    assert response.status_code == 200
-    assert User.objects.get(pk=target.pk).banned is True
-
-
-def test_staff_without_ban_permission_cannot_ban(client, make_user):
-    _staff(client, make_user, "view_user", "change_user")
-    target, _ = make_user()
-    client.post("/admin/accounts/user/", {"action": "ban_users", "_selected_action": [target.pk]})
-    assert User.objects.get(pk=target.pk).banned is False
 
 
 def test_game_page_hides_cards_from_moderators(client, make_user, make_table):
@@ -49,8 +32,8 @@ def test_game_page_shows_cards_to_superusers(client, make_table):
 
 def test_banned_player_cannot_act(make_table, make_client):
     setup = make_table()
-    User.objects.filter(pk=setup["users"][0].pk).update(banned=True)
+    Sanction.objects.create(user=setup["users"][0], kind="ban", reason="test")
     response = setup["clients"][0].post(
         f"/api/v1/games/{setup['game']}/actions", {"type": "pass"}, format="json"
     )
-    assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+    assert response.status_code == 403 and response.json()["code"] == "banned"

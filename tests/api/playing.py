@@ -56,7 +56,7 @@ def step(clients, game_id: int, rng: random.Random, observe=None) -> bool:
         view = get_view(clients[seat], game_id)
         if observe:
             observe(seat, "view", view)
-        if not view["legal_actions"]:
+        if not view.get("legal_actions"):  # (none for a seat whose player left)
             continue
         action = choose(rng, view["legal_actions"])
         response = post_action(clients[seat], game_id, action, version=view["version"])

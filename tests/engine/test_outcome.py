@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,20 @@ def test_outcome_of_a_running_deal_is_refused():
 def test_context_of_another_type_is_refused():
     with pytest.raises(ValueError):
         engine.new_deal(engine.preset("weihai"), seed=3, context=[Action("pass")])
+
+
+# ---------------------------------------------------------------- stored states of format v1
+
+V1_STATES = Path(__file__).parent / "data" / "states_v1.json"
+
+
+def test_states_stored_in_format_v1_read_back_as_their_replay():
+    """States the service stored before the State dataclass (format v1, written by the engine of
+    commit b7bcaf1) read back equal to the replay of their setup and actions (CONTRACT §1)."""
+    stored = json.loads(V1_STATES.read_text())
+    assert {entry["state"]["v"] for entry in stored} == {1}
+    for entry in stored:
+        rules = engine.preset(entry["preset"])
+        replayed = engine.replay(rules, entry["setup"], [(seat, a) for seat, a in entry["actions"]])
+        assert engine.from_json(entry["state"]) == replayed
+        assert engine.to_json(engine.from_json(entry["state"])) == engine.to_json(replayed)

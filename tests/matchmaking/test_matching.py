@@ -13,7 +13,7 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from accounts.models import FeedEvent, User
+from accounts.models import FeedEvent, Sanction, SanctionKind, User
 from games.models import Game, GameStatus
 from matchmaking import matching, selectors, tickets
 from matchmaking.models import Seat, Table, TableStatus, Ticket, TicketStatus
@@ -208,7 +208,7 @@ def test_a_fifth_party_member_is_refused_409(queue, make_user, make_client):
 
 def test_a_user_banned_while_waiting_is_not_seated(queue):
     group = [queue() for _ in range(5)]
-    User.objects.filter(pk=group[0].user_id).update(banned=True)
+    Sanction.objects.create(user_id=group[0].user_id, kind=SanctionKind.QUEUE_BAN, reason="test")
     assert matching.tickets_match() == 0
     assert Ticket.objects.get(pk=group[0].pk).status == TicketStatus.CANCELLED
     assert not Seat.objects.filter(user_id=group[0].user_id).exists()

@@ -91,7 +91,9 @@ def test_the_admin_removes_players_and_lists_penalties(make_table, client):
     client.force_login(admin_user)
     row = Seat.objects.get(table_id=setup["table"], seat=3)
     response = client.post(
-        "/admin/matchmaking/seat/", {"action": "remove_players", "_selected_action": [row.pk]}, follow=True
+        "/admin/matchmaking/seat/",
+        {"action": "remove_players", "_selected_action": [row.pk], "apply": "1", "reason": "abusive chat"},
+        follow=True,
     )
     assert response.status_code == 200
     penalty = Penalty.objects.get()

@@ -8,9 +8,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from accounts.models import Rating
+from accounts.models import Rating, Sanction, SanctionKind
+from config.api.errors import ApiError
 from games import engine
-from matchmaking import matching
+from matchmaking import matching, tickets
 from matchmaking.models import Ticket, TicketStatus
 from tests.conftest import assert_error
 
@@ -116,8 +117,32 @@ def test_a_stale_waiting_ticket_expires_instead_of_blocking_a_new_one(player, se
 def test_a_banned_user_is_403_banned_and_queues_nothing(make_user, make_client):
     _, token = make_user(banned=True)
     body = assert_error(make_client(token).post(TICKETS, {"preset": "weihai"}, format="json"), 403, "banned")
-    assert body["extra"] == {"expires_at": None}
+    assert body["extra"] == {"kind": "ban", "expires_at": None}
     assert not Ticket.objects.exists()
+
+
+def test_a_queue_banned_user_is_403_banned_until_the_sanction_ends(make_user, make_client):
+    user, token = make_user()
+    ends = timezone.now() + timedelta(hours=2)
+    Sanction.objects.create(user=user, kind=SanctionKind.QUEUE_BAN, reason="test", expires_at=ends)
+    body = assert_error(make_client(token).post(TICKETS, {"preset": "weihai"}, format="json"), 403, "banned")
+    assert body["extra"]["kind"] == "queue_ban" and body["extra"]["expires_at"] is not None
+    assert not Ticket.objects.exists()
+    # The service refuses too (the matcher relies on it for tickets already waiting).
+    with pytest.raises(ApiError) as refused:
+        tickets.ticket_create(user=user, preset="weihai", options={})
+    assert refused.value.code == "banned"
+    Sanction.objects.filter(user=user).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert make_client(token).post(TICKETS, {"preset": "weihai"}, format="json").status_code == 201
+
+
+def test_a_moderators_ban_cancels_the_waiting_ticket(player):
+    from matchmaking.moderation import services as moderation_services
+
+    user, client = player
+    ticket = _queue(client)
+    assert moderation_services.user_tickets_cancel(user_id=user.pk) == 1
+    assert Ticket.objects.get(pk=ticket["id"]).status == TicketStatus.CANCELLED
 
 
 def test_without_a_token_tickets_are_401(make_client):

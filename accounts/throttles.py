@@ -1,0 +1,73 @@
+"""Rate limits of the sign-in endpoints: per client address, and failed logins per account.
+
+The address is the socket's (`REMOTE_ADDR`) unless NUM_PROXIES trusted proxies stand in front, in
+which case it is the one they appended to `X-Forwarded-For` (DRF's get_ident): a client cannot pick
+its own address by sending that header. Counters live in the default cache, which is Redis in
+production (REDIS_URL) so that every web process shares them.
+"""
+
+import hashlib
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from rest_framework.exceptions import Throttled
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+
+class AddressRateThrottle(SimpleRateThrottle):
+    """DRF's scoped throttle keyed on the client address; the rate is read when the request comes
+    (DRF's own reads it once at import, so a changed setting would not apply)."""
+
+    scope = ""
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class AuthAddressThrottle(AddressRateThrottle):
+    """register, token and guest together, per address."""
+
+    scope = "auth"
+
+
+class GuestAddressThrottle(AddressRateThrottle):
+    """New guest accounts per address (each is a row, and a fresh identity for the lobby)."""
+
+    scope = "guest"
+
+
+def _failure_keys(username: str) -> tuple[str, str]:
+    digest = hashlib.sha256(username.lower().encode()).hexdigest()[:32]
+    return f"login-failures:{digest}:count", f"login-failures:{digest}:since"
+
+
+def login_failures_check(*, username: str) -> None:
+    """Refuse a login attempt for an account with LOGIN_FAILURES_MAX failures in the current
+    window, before the password is checked (a locked account answers nothing about the password)."""
+    count_key, since_key = _failure_keys(username)
+    if (cache.get(count_key) or 0) < settings.LOGIN_FAILURES_MAX:
+        return
+    window = settings.LOGIN_FAILURES_WINDOW_SECONDS
+    since = cache.get(since_key) or time.time()
+    raise Throttled(wait=max(1.0, since + window - time.time()))
+
+
+def login_failure_record(*, username: str) -> None:
+    count_key, since_key = _failure_keys(username)
+    window = settings.LOGIN_FAILURES_WINDOW_SECONDS
+    if cache.add(since_key, time.time(), timeout=window):
+        cache.set(count_key, 1, timeout=window)
+        return
+    try:
+        cache.incr(count_key)
+    except ValueError:  # the count expired between the two keys
+        cache.set(count_key, 1, timeout=window)
+
+
+def login_failures_clear(*, username: str) -> None:
+    cache.delete_many(list(_failure_keys(username)))

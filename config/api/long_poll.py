@@ -1,0 +1,64 @@
+"""Long-polling for every log a client follows (game events, table events, a user's feed).
+
+The DRF view answers at once; this async wrapper waits only when the answer is "nothing after
+`after`", so a waiting client holds no worker thread (ARCHITECTURE.md "Processes"). It subscribes to
+the log's wake-up channel first, then re-checks, then waits, so a change between the read and the
+wait still wakes it; the wake-up carries no data and the answer is always re-read from the database.
+"""
+
+import time
+from collections.abc import Callable
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.views.decorators.csrf import csrf_exempt
+
+from config import shutdown, wakeups
+
+
+def _params(request) -> tuple[int, float] | None:
+    try:
+        after = int(request.GET.get("after", 0))
+        wait = float(request.GET.get("wait", 0))
+    except ValueError:
+        return None
+    if after < 0 or not wait > 0:
+        return None
+    return after, min(wait, float(settings.EVENTS_MAX_WAIT))
+
+
+def long_poll_view(
+    api_class: type,
+    *,
+    channel: Callable[..., str],
+    changed: Callable[..., bool],
+):
+    """An async view around `api_class` (a DRF APIView whose 200 answer has `last_seq`).
+
+    `channel(request, **kwargs)` names the wake-up channel; `changed(request, after, **kwargs)` says,
+    from the database, whether there is anything after `after` now.
+    """
+    sync_view = sync_to_async(api_class.as_view())
+    changed_async = sync_to_async(changed)
+
+    async def view(request, **kwargs):
+        response = await sync_view(request, **kwargs)
+        params = _params(request)
+        # Errors, a wait of 0 and a non-empty answer go back at once; only "nothing new" waits.
+        if params is None or response.status_code != 200 or response.data["last_seq"] > params[0]:
+            return response
+        after, wait = params
+        end = time.monotonic() + wait
+        async with wakeups.Waiter(channel=channel(request, **kwargs)) as waiter:
+            # A process told to stop answers at once with what it has (config/shutdown.py).
+            while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
+                if await changed_async(request, after, **kwargs):
+                    break
+                await waiter.wait(left)
+        return await sync_view(request, **kwargs)
+
+    view = csrf_exempt(view)
+    # drf-spectacular documents a URL by its callback's `cls`: describe this view as the DRF one.
+    view.cls = api_class
+    view.initkwargs = {}
+    return view

@@ -1,0 +1,71 @@
+"""Celery processes: our logging, the task's ids on every log line, task failures counted, and the
+worker's own metrics endpoint.
+
+Connected from config/celery.py, so the worker and beat get them however they are started.
+"""
+
+import logging
+import logging.config
+import os
+
+from celery import signals
+from django.conf import settings
+
+from config import metrics, request_context
+from config.logs import logging_config
+
+logger = logging.getLogger(__name__)
+
+_bound: dict[str, object] = {}
+
+
+@signals.setup_logging.connect
+def _setup_logging(loglevel=None, **kwargs) -> None:
+    # A receiver here keeps Celery from installing its own handlers: every process logs the same way
+    # (JSON in production), at the level given on the command line.
+    logging.config.dictConfig(logging_config(level=loglevel or settings.LOG_LEVEL, fmt=settings.LOG_FORMAT))
+
+
+@signals.task_prerun.connect
+def _bind_task(task_id=None, task=None, kwargs=None, **extra) -> None:
+    _bound[task_id] = request_context.bind_task(
+        task_id=task_id, task_name=getattr(task, "name", None), kwargs=kwargs
+    )
+
+
+@signals.task_postrun.connect
+def _unbind_task(task_id=None, **extra) -> None:
+    token = _bound.pop(task_id, None)
+    if token is not None:
+        try:
+            request_context.unbind(token)
+        except ValueError:
+            # Set in another context (a pool that runs prerun and postrun apart): just forget it.
+            request_context.clear()
+
+
+@signals.task_failure.connect
+def _count_failure(sender=None, **extra) -> None:
+    metrics.record_task_failure(task=getattr(sender, "name", None) or "unknown")
+
+
+@signals.worker_ready.connect
+def _serve_worker_metrics(**extra) -> None:
+    """WORKER_METRICS_PORT: the worker's figures (timeouts, trustee and bot actions, deliveries, task
+    failures) on http://WORKER_METRICS_ADDR:PORT/metrics. No token: bind it to a private network."""
+    port = os.environ.get("WORKER_METRICS_PORT")
+    if not port:
+        return
+    from prometheus_client import start_http_server
+
+    address = os.environ.get("WORKER_METRICS_ADDR", "0.0.0.0")
+    start_http_server(int(port), addr=address, registry=metrics.process_registry())
+    logger.info("worker metrics on %s:%s", address, port)
+
+
+@signals.worker_process_shutdown.connect
+def _forget_child(pid=None, **extra) -> None:
+    if metrics.multiprocess_dir() and pid:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)

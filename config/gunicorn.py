@@ -1,0 +1,47 @@
+"""gunicorn settings for the `web` role (docker/entrypoint.sh): `gunicorn -c python:config.gunicorn`.
+
+uvicorn workers (the uvicorn-worker package) run the ASGI app, so a waiting long-poll holds no worker.
+Every value can be overridden by gunicorn's own GUNICORN_CMD_ARGS or the variables below.
+"""
+
+import os
+
+from config.metrics import multiprocess_dir
+
+
+def usable_cores() -> int:
+    # The CPUs this process may run on (a container's cpuset), not the host's.
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def default_workers(cores: int) -> int:
+    # Async workers each serve many connections, but Django's synchronous views run one at a time per
+    # worker's thread: gunicorn's usual 2 × cores + 1 keeps the CPUs busy while others wait on PostgreSQL.
+    return 2 * cores + 1
+
+
+wsgi_app = "config.asgi:application"
+worker_class = "uvicorn_worker.UvicornWorker"
+bind = os.environ.get("WEB_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
+workers = int(os.environ.get("WEB_CONCURRENCY") or default_workers(usable_cores()))
+# SIGTERM: long-polls are released at once (config/shutdown.py); other requests get this long to finish
+# before the arbiter kills the worker. Keep it below the orchestrator's grace period.
+graceful_timeout = int(os.environ.get("WEB_GRACEFUL_TIMEOUT", "20"))
+# A worker silent this long is restarted; a long-poll is awaited in the event loop, so it does not count.
+timeout = int(os.environ.get("WEB_TIMEOUT", "60"))
+keepalive = 5
+# Our request middleware writes the access line (with its request id); gunicorn's would repeat it.
+accesslog = None
+# Behind a load balancer: trust X-Forwarded-* from the addresses listed (gunicorn's own default).
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+
+
+def child_exit(server, worker) -> None:
+    # Multi-process metrics: a dead worker's live gauges must stop counting (its counters stay summed).
+    if multiprocess_dir():
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -1,0 +1,74 @@
+"""Logging: JSON lines in production (`LOG_FORMAT=json`), plain text in development.
+
+Every record gets the ids of the request or task it was written in (config/request_context.py). What
+a record must never hold is kept out at the source: no module logs request bodies, headers or game
+state, and `django.db.backends` (whose DEBUG lines carry SQL parameters: hands, seeds, token hashes)
+is held at INFO whatever LOG_LEVEL says.
+"""
+
+import logging
+from typing import Any
+
+from pythonjsonlogger.json import JsonFormatter
+
+from config import request_context
+
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s%(task_id)s] %(message)s"
+JSON_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+
+
+class ContextFilter(logging.Filter):
+    """Adds request_id, task_id, task_name, game_id, table_id and user_id to every record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for name, value in request_context.current_fields().items():
+            if not hasattr(record, name) or getattr(record, name) is None:
+                setattr(record, name, value)
+        return True
+
+
+class TextFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        # Either id (or neither, outside requests and tasks) fills the brackets.
+        if getattr(record, "request_id", None) is None and getattr(record, "task_id", None) is None:
+            record.request_id, record.task_id = "-", ""
+        elif getattr(record, "request_id", None) is None:
+            record.request_id = ""
+        elif getattr(record, "task_id", None) is None:
+            record.task_id = ""
+        return super().format(record)
+
+
+class JsonLineFormatter(JsonFormatter):
+    """One JSON object per line; ids that are unknown are left out rather than written as null."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("rename_fields", {"asctime": "time", "levelname": "level", "name": "logger"})
+        super().__init__(JSON_FORMAT, *args, **kwargs)
+
+    def process_log_record(self, log_data: dict) -> dict:
+        return {key: value for key, value in log_data.items() if value is not None}
+
+
+def logging_config(*, level: str | int = "WARNING", fmt: str = "text") -> dict:
+    """The LOGGING setting; also applied by Celery processes (config/celery_signals.py)."""
+    if isinstance(level, str):
+        level = level.upper()
+    formatter = "json" if fmt == "json" else "text"
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"context": {"()": "config.logs.ContextFilter"}},
+        "formatters": {
+            "text": {"()": "config.logs.TextFormatter", "format": TEXT_FORMAT},
+            "json": {"()": "config.logs.JsonLineFormatter"},
+        },
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": formatter, "filters": ["context"]},
+        },
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            # SQL parameters hold hidden cards and seeds; never log them, even at DEBUG.
+            "django.db.backends": {"level": "INFO"},
+        },
+    }

@@ -1,0 +1,108 @@
+"""A moderator uses the admin in a real browser: signs in, sanctions a player from a report, aborts
+a deal, and finds both in the audit log, which he cannot edit."""
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from accounts.models import ModerationAction, Sanction, User
+from games.models import Game
+from matchmaking.models import Report, Table
+from tests.moderation.helpers import moderators_group
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "mod-pass-123"
+
+
+def _shot(browser, name: str) -> None:
+    browser.save_screenshot(str(browser.screenshots_dir / f"{name}.png"))
+
+
+def _login(browser, live_server) -> None:
+    browser.get(f"{live_server.url}/admin/login/")
+    browser.find_element(By.NAME, "username").send_keys("moderator")
+    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
+    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    assert "Site administration" in browser.page_source
+
+
+def _run_action(browser, live_server, changelist: str, object_id: int, action: str, **form) -> None:
+    browser.get(f"{live_server.url}{changelist}")
+    browser.find_element(By.CSS_SELECTOR, f"input.action-select[value='{object_id}']").click()
+    Select(browser.find_element(By.NAME, "action")).select_by_value(action)
+    browser.find_element(By.NAME, "index").click()
+    # The intermediate page asks for the reason (and the sanction's kind).
+    browser.find_element(By.ID, "moderation-form")
+    for name, value in form.items():
+        field = browser.find_element(By.NAME, name)
+        if field.tag_name == "select":
+            Select(field).select_by_value(value)
+        else:
+            field.clear()
+            field.send_keys(value)
+    _shot(browser, f"{action}-form")
+    browser.find_element(By.ID, "moderation-apply").click()
+
+
+def test_moderator_sanctions_from_a_report_aborts_a_deal_and_reads_the_audit(
+    browser, live_server, make_table
+):
+    setup = make_table()
+    moderator = User.objects.create_user(username="moderator", password=PASSWORD, is_staff=True)
+    moderator.groups.add(moderators_group())
+    cheat = setup["users"][3]
+    report = Report.objects.create(
+        reporter=setup["users"][0], user=cheat, game_id=setup["game"], reason="cheating", text="plays blind"
+    )
+    _login(browser, live_server)
+
+    # The report queue, the reported deal one click away.
+    browser.get(f"{live_server.url}/admin/matchmaking/report/?status__exact=open")
+    _shot(browser, "report-queue")
+    browser.find_element(By.LINK_TEXT, str(report.pk)).click()
+    game_link = browser.find_element(By.CSS_SELECTOR, "a.report-game-link")
+    game_link.click()
+    assert browser.find_element(By.ID, "game-events-link")
+    _shot(browser, "game-page")
+    assert "seed" not in browser.page_source
+
+    # Sanction the reported player from the queue.
+    _run_action(
+        browser,
+        live_server,
+        "/admin/matchmaking/report/",
+        report.pk,
+        "sanction_reported",
+        kind="ban",
+        reason="Plays with a second account",
+        expires_at="2099-01-01 00:00",
+    )
+    assert "done for 1 of 1" in browser.page_source
+    _shot(browser, "sanction-done")
+    sanction = Sanction.objects.get(user=cheat)
+    assert sanction.moderator == moderator and sanction.kind == "ban"
+    assert Report.objects.get(pk=report.pk).status == "actioned"
+    assert Game.objects.get(pk=setup["game"]).trustee[3] is True
+
+    # Abort the deal from the deal list.
+    _run_action(
+        browser, live_server, "/admin/games/game/", setup["game"], "abort_games", reason="Broken deal"
+    )
+    assert "done for 1 of 1" in browser.page_source
+    game = Game.objects.get(pk=setup["game"])
+    assert game.status == "aborted" and game.unscored
+    assert Table.objects.get(pk=setup["table"]).status == "dissolved"
+
+    # Both in the audit log, which shows but cannot be edited.
+    browser.get(f"{live_server.url}/admin/accounts/moderationaction/")
+    _shot(browser, "audit-log")
+    page = browser.page_source
+    assert "Plays with a second account" in page and "Broken deal" in page
+    entries = list(ModerationAction.objects.order_by("id").values_list("action", "source", "moderator_id"))
+    assert entries == [("sanction", "admin", moderator.pk), ("abort", "admin", moderator.pk)]
+    entry = ModerationAction.objects.get(action="abort")
+    browser.get(f"{live_server.url}/admin/accounts/moderationaction/{entry.pk}/change/")
+    _shot(browser, "audit-entry")
+    assert browser.find_elements(By.CSS_SELECTOR, "textarea, input[name=reason]") == []
+    assert browser.find_elements(By.CSS_SELECTOR, "a.deletelink") == []
