@@ -11,7 +11,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import wakeups
+from config import shutdown, wakeups
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
@@ -165,6 +165,8 @@ class TicketDetailApi(APIView):
 
 
 def _ticket_long_poll_view():
+    # Not config/api/long_poll.py: that wrapper follows a log by `last_seq`; a ticket is followed by
+    # its status, so this one waits while the answer is still `waiting`.
     sync_view = sync_to_async(TicketDetailApi.as_view())
 
     def _wait(request) -> float | None:
@@ -183,7 +185,8 @@ def _ticket_long_poll_view():
         end = time.monotonic() + wait
         settled = sync_to_async(selectors.ticket_is_settled)
         async with wakeups.Waiter(channel=wakeups.ticket_channel_name(ticket_id)) as waiter:
-            while (left := end - time.monotonic()) > 0:
+            # A process told to stop answers at once with what it has (config/shutdown.py).
+            while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
                 if await settled(ticket_id=ticket_id):
                     break
                 await waiter.wait(left)
