@@ -339,8 +339,10 @@ def game_ratings_update(*, game_id: int) -> bool:
     nothing to do: not over, void, unscored (RULES §5), or already rated (exactly once per deal)."""
     from accounts import services as account_services
 
-    game = Game.objects.filter(pk=game_id).first()
+    game = Game.objects.filter(pk=game_id).select_related("table").first()
     if game is None or game.status != GameStatus.OVER or game.unscored:
+        return False
+    if not game.table.rated:  # matched from unrated tickets (parties): CONTRACT §5
         return False
     outcome = engine.deal_outcome(selectors.game_state(game=game))
     if not outcome.emperor_side or not outcome.other_side:
@@ -371,6 +373,7 @@ def games_ratings_sweep(*, older_than: float = 30, within: float = 3600, limit: 
             unscored=False,
             finished_at__lt=now - timedelta(seconds=older_than),
             finished_at__gte=now - timedelta(seconds=within),
+            table__rated=True,
         )
         .exclude(pk__in=RatingChange.objects.values("game_id"))
         .order_by("finished_at")

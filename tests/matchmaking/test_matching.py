@@ -355,3 +355,17 @@ def test_one_run_seats_every_ready_table_across_several_transactions(queue, monk
     assert matching.tickets_match() == 25
     assert Table.objects.count() == 5
     assert not Ticket.objects.filter(pk__in=[t.pk for t in made], status="waiting").exists()
+
+
+@pytest.mark.parametrize("rated", [True, False])
+def test_deals_at_a_table_matched_from_unrated_tickets_are_not_rated(rated, make_table):
+    from accounts.models import RatingChange
+    from games import services as game_services
+    from tests.api.playing import play_deal
+
+    setup = make_table()
+    Table.objects.filter(pk=setup["table"]).update(rated=rated)
+    game = play_deal(setup["clients"], setup["game"], random.Random(3))
+    assert game.status == GameStatus.OVER
+    assert game_services.game_ratings_update(game_id=game.pk) is rated
+    assert RatingChange.objects.filter(game_id=game.pk).exists() is rated
