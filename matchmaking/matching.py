@@ -176,7 +176,7 @@ def plan_unrated(pool: list[Ticket], now: datetime) -> list[Group]:
         if index in used:
             continue
         full = _pack(units, used, start=index, accept=lambda unit: True)
-        if full is not None and sum(len(units[i]) for i in full) == SEATS:
+        if sum(len(units[i]) for i in full) == SEATS:
             chosen = full
         elif _bots_due(anchor, now):
             chosen = _pack(units, used, start=index, accept=lambda unit: all(t.bots for t in unit))
