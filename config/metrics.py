@@ -104,11 +104,20 @@ def _safely(record):
     return wrapper
 
 
+# Every request records one pair of series; the pair is looked up once per label set (a dict hit
+# instead of two `labels()` calls, on the path of every request).
+_http_series: dict[tuple[str, str, int], tuple] = {}
+
+
 @_safely
 def record_http_request(*, route: str, method: str, status: int, seconds: float) -> None:
-    labels = {"route": _label(route), "method": _label(method), "status": _label(status)}
-    http_requests.labels(**labels).inc()
-    http_request_duration.labels(**labels).observe(seconds)
+    key = (route, method, status)
+    series = _http_series.get(key)
+    if series is None:
+        labels = {"route": _label(route), "method": _label(method), "status": _label(status)}
+        series = _http_series[key] = (http_requests.labels(**labels), http_request_duration.labels(**labels))
+    series[0].inc()
+    series[1].observe(seconds)
 
 
 @_safely
