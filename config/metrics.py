@@ -36,7 +36,9 @@ http_request_duration = Histogram(
     buckets=_LATENCY_BUCKETS,
 )
 game_actions = Counter(
-    "baohuang_game_actions", "Actions applied to deals, by preset and action type.", ["preset", "type"]
+    "baohuang_game_actions",
+    "Actions applied by players and bots through the move service, by preset and action type.",
+    ["preset", "type"],
 )
 game_action_duration = Histogram(
     "baohuang_game_action_duration_seconds",
@@ -128,8 +130,9 @@ def record_http_request(*, route: str, method: str, status: int, seconds: float)
 
 @_safely
 def record_action(*, preset: str, type: str, seconds: float) -> None:  # noqa: A002 - the action's field
-    """One action applied (a player's, a timeout's, a trustee's or a bot's) and how long it took:
-    `seconds` from the start of the service call (before the row lock) to its commit."""
+    """One action applied through the move service (a player's or a bot's) and how long it took:
+    `seconds` from the start of the service call (before the row lock) to its commit. Actions that
+    托管 plays (after a timeout or by choice) are counted by record_trustee_action instead."""
     game_actions.labels(preset=_label(preset), type=_label(type)).inc()
     game_action_duration.labels(preset=_label(preset), type=_label(type)).observe(seconds)
 
