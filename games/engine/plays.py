@@ -109,7 +109,7 @@ class Choices:
     """Every choice of some cards from interchangeable kinds, as (codes, values high to low), the
     empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals."""
 
-    __slots__ = ("kinds", "kind_values", "items", "by_size")
+    __slots__ = ("kinds", "kind_values", "items", "by_size", "sizes")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
         items = []
@@ -128,6 +128,7 @@ class Choices:
         self.by_size: dict[int, list[tuple]] = {}
         for item in sorted(items, key=lambda item: len(item[0])):
             self.by_size.setdefault(len(item[0]), []).append(item)
+        self.sizes = [(size, chosen) for size, chosen in self.by_size.items() if size]  # non-empty choices
 
 
 def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
@@ -306,7 +307,9 @@ class HandPlays:
         """Every play that beats `table_values` (a bomb on the table: none)."""
         if table_is_bomb:
             return []
-        longest = len(table_values) + _extra_answer_cards(rules, table_values)
+        longest = len(table_values)
+        if rules.roasting or rules.two_kill:
+            longest += _extra_answer_cards(rules, table_values)
         if longest > len(table_values):
             found = self._longer_answers(rules, table_values, longest)
         else:
@@ -327,28 +330,27 @@ class HandPlays:
         n = len(table_values)
         lowest = table_values[-1]
         size = self.hand_size
-        beating_extras: dict[tuple[int, int], list[tuple]] = {}
         found: list[Action] = []
+        checked_attach = None  # ranks share one attach choice (two in laowang, campus): check it once
+        beating_extras: list = []
         for value, naturals, attach in self.ranks:
             if value <= lowest:
                 continue  # each natural must beat a table card, the lowest included
-            must_last = value == self.must_last
-            for k, bases in naturals.by_size.items():
-                if k == 0:
-                    continue
+            if value == self.must_last and n != size:
+                continue  # 憋6 / 憋三: only a play that empties the hand
+            if attach is not checked_attach:
+                checked_attach, beating_extras = attach, [None] * n
+            for k, bases in naturals.sizes:
                 if k > n:
                     break
                 attached = n - k
                 if value <= table_values[attached]:
                     continue
-                key = (id(attach), attached)
-                extras = beating_extras.get(key)
+                extras = beating_extras[attached]
                 if extras is None:
                     top = table_values[:attached]
-                    extras = beating_extras[key] = [
+                    extras = beating_extras[attached] = [
                         item for item in attach.by_size.get(attached, ()) if all(map(gt, item[1], top))]
-                if must_last and n != size:
-                    continue  # 憋6 / 憋三: only a play that empties the hand
                 for base_codes, _ in bases:
                     for codes, _ in extras:
                         found.append(play_action(codes + base_codes))
@@ -366,9 +368,7 @@ class HandPlays:
             if value <= lowest:
                 continue  # each natural must beat a table card, the lowest included
             must_last = value == self.must_last
-            for k, bases in naturals.by_size.items():
-                if k == 0:
-                    continue
+            for k, bases in naturals.sizes:
                 if k > n:
                     break  # each natural answers one card of the table
                 extras = [c for m, cs in attach.by_size.items() if n - k <= m <= longest - k for c in cs]

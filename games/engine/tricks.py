@@ -59,7 +59,7 @@ def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table_values: tup
         return True
     big_on_table = table_values.count(BJ_VALUE)
     if big_on_table:
-        above_big = sum(1 for code in hand if code in supers)
+        above_big = sum(hand.count(code) for code in supers)
         if rules.two_kill:
             above_big += (hand.count("BJ") + hand.count("BJ*")) // 2
         if above_big < big_on_table:
