@@ -41,6 +41,8 @@ def _ended(state: State, seat: int, action: Action, events: list[dict]) -> Actio
     raise IllegalAction("game_over", "the deal is over")
 
 
+_KNOWN_TYPES = frozenset(ACTION_TYPES)  # a hashed look-up: apply_action checks it on every action
+
 _WINDOW_MOVES = {
     Phase.SOLO_WINDOW: frozenset({ActionType.SOLO, ActionType.STAY}),
     Phase.DECLARATION_WINDOW: frozenset({ActionType.REVEAL, ActionType.REBEL, ActionType.STAY}),
@@ -82,7 +84,7 @@ def apply_action(state: State, seat: int, action: Action) -> tuple[State, list[d
     moves = MOVES[state.phase]
     if not moves.types:
         raise IllegalAction("game_over", "the deal is over")
-    if not isinstance(action, Action) or action.type not in ACTION_TYPES:
+    if not isinstance(action, Action) or action.type not in _KNOWN_TYPES:
         raise IllegalAction("not_allowed", "unknown action type")
     if not isinstance(seat, int) or not 0 <= seat < 5:
         raise IllegalAction("not_your_turn", "no such seat")
