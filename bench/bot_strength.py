@@ -178,6 +178,9 @@ def main() -> None:
             print(f"bot_action decision time ({key}): p50 {_percentile(histogram, 0.5)} µs, "
                   f"p99 {_percentile(histogram, 0.99)} µs, max {max(histogram)} µs over "
                   f"{sum(histogram.values()):,} decisions (goal: p99 <= 2,000 µs)")
+    short = [name for name in args.presets if len(results[name]) < args.deals]
+    if short:
+        print(f"--seconds {args.seconds:.0f} ran out before {args.deals} deals in: {', '.join(short)}")
     if shortfalls:
         print("interval not above zero: " + ", ".join(shortfalls))
     else:
