@@ -138,13 +138,17 @@ def main() -> None:
     args = parser.parse_args()
     started = time.time()
     deadline = started + args.seconds
+    # Presets interleaved, so a run cut short by --seconds still has deals of every preset.
     tasks = [(name, first, min(CHUNK, args.deals - first), deadline)
-             for name in args.presets for first in range(0, args.deals, CHUNK)]
+             for first in range(0, args.deals, CHUNK) for name in args.presets]
     results: dict[str, list[dict]] = {name: [] for name in args.presets}
     timing = {"cpu": Counter(), "wall": Counter()}
     cpu_seconds = 0.0
     with multiprocessing.Pool(args.processes) as pool:
-        for out in pool.imap_unordered(run_chunk, tasks):
+        for done, out in enumerate(pool.imap_unordered(run_chunk, tasks), 1):
+            if done % max(len(tasks) // 20, 1) == 0:
+                elapsed = time.time() - started
+                print(f"{done}/{len(tasks)} chunks, {elapsed:.0f} s", file=sys.stderr, flush=True)
             results[out["preset"]] += out["deals"]
             cpu_seconds += out["cpu_seconds"]
             for key in timing:
@@ -178,6 +182,9 @@ def main() -> None:
             print(f"bot_action decision time ({key}): p50 {_percentile(histogram, 0.5)} µs, "
                   f"p99 {_percentile(histogram, 0.99)} µs, max {max(histogram)} µs over "
                   f"{sum(histogram.values()):,} decisions (goal: p99 <= 2,000 µs)")
+    short = [name for name in args.presets if len(results[name]) < args.deals]
+    if short:
+        print(f"--seconds {args.seconds:.0f} ran out before {args.deals} deals in: {', '.join(short)}")
     if shortfalls:
         print("interval not above zero: " + ", ".join(shortfalls))
     else:
