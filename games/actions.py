@@ -40,7 +40,8 @@ class DealEnded:
     void: bool
     unscored: bool
     aborted: bool
-    any_trustee: bool
+    trustee_seats: tuple[int, ...]  # seats on 托管 when it ended
+    left_seats: tuple[int, ...]  # seats whose player left during it
     setup: dict
     outcome: Any  # engine.DealOutcome, or None for an aborted deal
 

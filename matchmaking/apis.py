@@ -15,7 +15,7 @@ from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
 from games.models import GameStatus
 from matchmaking import selectors, services
-from matchmaking.models import PenaltyReason, TableStatus
+from matchmaking.models import PenaltyReason, TableClosedReason, TableStatus
 from matchmaking.moderation import services as moderation_services
 
 PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
@@ -50,6 +50,11 @@ class TableCreateInputSerializer(StrictInputSerializer):
         help_text="Deals to play; default: the preset's match length (campus 6), else 0 (until one leaves).",
     )
     private = serializers.BooleanField(required=False, default=False)
+    bots_replace_leavers = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="A player who leaves mid-match is replaced by a bot at the next deal; the table plays on.",
+    )
     setups = TableSetupInputSerializer(
         many=True, required=False, help_text="Staff only: fixed deals, used for successive deals."
     )
@@ -100,7 +105,11 @@ class TableDetailOutputSerializer(serializers.Serializer):
     deals = serializers.IntegerField()
     deals_done = serializers.IntegerField()
     private = serializers.BooleanField()
+    bots_replace_leavers = serializers.BooleanField()
     status = serializers.ChoiceField(choices=TableStatus.choices)
+    closed_reason = serializers.ChoiceField(
+        choices=TableClosedReason.choices, allow_null=True, help_text="Why the table closed (null while open)."
+    )
     creator = serializers.IntegerField()
     seats = TableSeatOutputSerializer(many=True)
     scores = serializers.ListField(child=serializers.IntegerField(), help_text="Running totals by seat.")
@@ -117,7 +126,9 @@ _TABLE_EXAMPLE = {
     "deals": 0,
     "deals_done": 0,
     "private": False,
+    "bots_replace_leavers": False,
     "status": "waiting",
+    "closed_reason": None,
     "creator": 7,
     "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua", "is_bot": False}, "trustee": False}]
     + [{"seat": s, "user": None, "trustee": False} for s in range(1, 5)],

@@ -283,7 +283,9 @@ def _table_fill(*, group: Group, preset: str, options: dict, rated: bool) -> Tab
     players = [t.user for t in group.tickets] + bots.bot_users_take(count=group.bots)
     table = services.table_create(creator=players[0], preset=preset, options=options)
     table.matched, table.rated = True, rated
-    table.save(update_fields=["matched", "rated"])
+    # Players who asked for bots keep playing with a bot where one of them leaves mid-match.
+    table.bots_replace_leavers = all(ticket.bots for ticket in group.tickets)
+    table.save(update_fields=["matched", "rated", "bots_replace_leavers"])
     # Random seats: the seat decides who leads the first deal, and party members need not sit together.
     seats = list(range(SEATS))
     _seat_shuffle.shuffle(seats)
