@@ -108,7 +108,7 @@ class TableDetailOutputSerializer(serializers.Serializer):
     bots_replace_leavers = serializers.BooleanField()
     status = serializers.ChoiceField(choices=TableStatus.choices)
     closed_reason = serializers.ChoiceField(
-        choices=TableClosedReason.choices, allow_null=True, help_text="Why the table closed (null while open)."
+        choices=TableClosedReason.choices, allow_null=True, help_text="Why the table closed (null: open)."
     )
     creator = serializers.IntegerField()
     seats = TableSeatOutputSerializer(many=True)
