@@ -40,6 +40,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from accounts.feed import feed_append
+from config import metrics
 from config.api.errors import ApiError
 from games import selectors as game_selectors
 from matchmaking import bots, services, tickets
@@ -273,6 +274,7 @@ def _group_seat(*, group: Group, preset: str, options: dict, rated: bool, now: d
                     type="ticket_matched",
                     data={"ticket": ticket.pk, "table": table.pk, "game": game_id, "seat": ticket.seat},
                 )
+                metrics.record_ticket_matched(preset=preset, seconds=(now - ticket.created_at).total_seconds())
     except (ApiError, DatabaseError):
         logger.exception("matcher could not seat tickets %s", [t.pk for t in group.tickets])
         return 0
