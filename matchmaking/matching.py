@@ -274,7 +274,8 @@ def _group_seat(*, group: Group, preset: str, options: dict, rated: bool, now: d
                     type="ticket_matched",
                     data={"ticket": ticket.pk, "table": table.pk, "game": game_id, "seat": ticket.seat},
                 )
-                metrics.record_ticket_matched(preset=preset, seconds=(now - ticket.created_at).total_seconds())
+                waited = (now - ticket.created_at).total_seconds()
+                metrics.record_ticket_matched(preset=preset, seconds=waited)
     except (ApiError, DatabaseError):
         logger.exception("matcher could not seat tickets %s", [t.pk for t in group.tickets])
         return 0
