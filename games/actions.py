@@ -23,7 +23,7 @@ from config import metrics, wakeups
 from games import engine, selectors
 from games.models import Event, Game, GameStatus
 
-FINISHED_PHASES = ("over", "void")
+FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
 # Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
 # seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
 # a player's request nor the worker holds the game, or delays other games' timers, for long.

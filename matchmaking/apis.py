@@ -13,17 +13,28 @@ from rest_framework.views import APIView
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
+from games import engine
 from games.models import GameStatus
 from matchmaking import selectors, services
-from matchmaking.models import PenaltyReason, TableClosedReason, TableStatus
+from matchmaking.models import (
+    DEFAULT_PLAY_SECONDS,
+    DEFAULT_PROMPT_SECONDS,
+    PenaltyReason,
+    TableClosedReason,
+    TableStatus,
+)
 from matchmaking.moderation import services as moderation_services
 
-PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
+PRESETS = engine.PRESETS
 
 
 class TableSettingsInputSerializer(StrictInputSerializer):
-    play_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=20)
-    prompt_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=15)
+    play_seconds = serializers.IntegerField(
+        min_value=1, max_value=600, required=False, default=DEFAULT_PLAY_SECONDS
+    )
+    prompt_seconds = serializers.IntegerField(
+        min_value=1, max_value=600, required=False, default=DEFAULT_PROMPT_SECONDS
+    )
 
 
 class TableSetupInputSerializer(StrictInputSerializer):

@@ -12,7 +12,16 @@ from games.actions import DealEnded
 from games.models import Game, GameStatus
 from matchmaking import bots, table_events
 from matchmaking.lock_objects import table_lock
-from matchmaking.models import Penalty, PenaltyReason, Seat, Table, TableClosedReason, TableStatus
+from matchmaking.models import (
+    DEFAULT_PLAY_SECONDS,
+    DEFAULT_PROMPT_SECONDS,
+    Penalty,
+    PenaltyReason,
+    Seat,
+    Table,
+    TableClosedReason,
+    TableStatus,
+)
 from matchmaking.table_events import user_ref
 
 SETUP_KEYS = {"seed", "hands", "candidate", "aside"}
@@ -45,8 +54,8 @@ def table_create(
     creator: Any,
     preset: str,
     options: dict,
-    play_seconds: int = 20,
-    prompt_seconds: int = 15,
+    play_seconds: int = DEFAULT_PLAY_SECONDS,
+    prompt_seconds: int = DEFAULT_PROMPT_SECONDS,
     deals: int | None = None,
     private: bool = False,
     setups: list[dict] | None = None,
