@@ -38,7 +38,7 @@ class SanctionInline(admin.TabularInline):
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     list_display = ("username", "is_guest", "is_staff", "is_active", "date_joined", "last_login")
-    list_filter = ("is_guest", "is_staff", "is_active", "groups")
+    list_filter = ("is_guest", "is_bot", "is_staff", "is_active", "groups")
     search_fields = ("username", "email")
     list_per_page = 50
     fieldsets = (*DjangoUserAdmin.fieldsets, ("Game service", {"fields": ("is_guest",)}))

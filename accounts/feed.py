@@ -7,8 +7,7 @@ takes the row lock of the user's FeedCursor: callers lock their own rows (game, 
 one last, so feed appends never deadlock with each other. After commit, waiters get the seq only.
 """
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 
 from accounts.models import FeedCursor, FeedEvent
 from config import wakeups
@@ -20,15 +19,42 @@ FEED_KEEP = 500
 
 def feed_append(*, user_id: int, type: str, data: dict) -> int:
     """Append one entry to `user_id`'s feed; returns its seq."""
-    # (ignore_conflicts: two first appends at once must not abort either transaction.)
-    FeedCursor.objects.bulk_create([FeedCursor(user_id=user_id)], ignore_conflicts=True)
-    FeedCursor.objects.filter(user_id=user_id).update(last_seq=F("last_seq") + 1)
-    seq = FeedCursor.objects.filter(user_id=user_id).values_list("last_seq", flat=True).get()
-    FeedEvent.objects.create(user_id=user_id, seq=seq, type=type, data={"type": type, **data})
-    if seq > FEED_KEEP and seq % 50 == 0:
-        FeedEvent.objects.filter(user_id=user_id, seq__lte=seq - FEED_KEEP).delete()
-    transaction.on_commit(lambda: wakeups.publish_user(user_id=user_id, seq=seq))
-    return seq
+    return feed_append_many([(user_id, type, data)])[0]
+
+
+def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
+    """Append `(user_id, type, data)` entries (at most one per user); returns their seqs, in order.
+
+    Two statements whatever the count: one upsert numbers every user's entry (rows locked in user id
+    order, so two appends to overlapping users cannot deadlock), one insert writes the entries.
+    """
+    if not entries:
+        return []
+    user_ids = sorted({user_id for user_id, _, _ in entries})
+    if len(user_ids) != len(entries):
+        raise ValueError("one feed entry per user per call")
+    cursor_table = FeedCursor._meta.db_table
+    placeholders = ", ".join(["(%s, 1)"] * len(user_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {cursor_table} (user_id, last_seq) VALUES {placeholders} "
+            f"ON CONFLICT (user_id) DO UPDATE SET last_seq = {cursor_table}.last_seq + 1 "
+            "RETURNING user_id, last_seq",
+            user_ids,
+        )
+        seqs = dict(cursor.fetchall())
+    FeedEvent.objects.bulk_create(
+        [
+            FeedEvent(user_id=user_id, seq=seqs[user_id], type=type, data={"type": type, **data})
+            for user_id, type, data in entries
+        ]
+    )
+    for user_id, _, _ in entries:
+        seq = seqs[user_id]
+        if seq > FEED_KEEP and seq % 50 == 0:
+            FeedEvent.objects.filter(user_id=user_id, seq__lte=seq - FEED_KEEP).delete()
+    transaction.on_commit(lambda: [wakeups.publish_user(user_id=u, seq=q) for u, q in seqs.items()])
+    return [seqs[user_id] for user_id, _, _ in entries]
 
 
 def feed_read(*, user_id: int, after: int, limit: int = 200) -> dict:

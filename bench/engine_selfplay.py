@@ -3,13 +3,20 @@
 A decision is one `legal_actions` for a seat to act plus one `apply_action` (CONTRACT §1). The
 baseline printed alongside is the same loop over a trivial random walk (choose from a fixed list),
 which shows the machine's speed in the same run, so figures from noisy machines can be compared.
+The presets take turns in short slices (`--rounds`), so a change in the machine's load falls on
+all of them alike; `legal_actions` is timed in wall time and in the thread's CPU time (the p99 of
+the latter leaves out the moments another process had the core). The last lines compare laowang
+with weihai (issue 8: laowang within 2x of weihai). `--against DIR` also plays the engine of
+another checkout (e.g. `git worktree add /tmp/before <commit>`), slice for slice with this one, for
+before/after figures measured under the same load.
 
-    .venv/bin/python bench/engine_selfplay.py [--seconds 3] [--preset weihai]
+    .venv/bin/python bench/engine_selfplay.py [--seconds 3] [--rounds 6] [--preset weihai] [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
 import sys
@@ -21,38 +28,58 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from games import engine  # noqa: E402
 
 
-def selfplay(preset_name: str, seconds: float, seed: int) -> dict:
-    rules = engine.preset(preset_name)
-    rng = random.Random(seed)
-    legal_times: list[float] = []
-    decisions = deals = 0
-    clock = time.perf_counter
-    started = clock()
-    cpu_started = time.process_time()
-    deadline = started + seconds
-    while clock() < deadline:
-        state = engine.new_deal(rules, seed=rng.getrandbits(62))
-        while state.phase not in ("over", "void"):
+class SelfPlay:
+    """One preset's random self-play, resumable: each `run` plays on for a time slice."""
+
+    def __init__(self, engine_module, preset_name: str, seed: int, label: str = ""):
+        self.engine = engine_module
+        self.preset = preset_name
+        self.label = preset_name + label
+        self.rules = engine_module.preset(preset_name)
+        self.rng = random.Random(seed)
+        self.state = None
+        self.legal_wall: list[float] = []
+        self.legal_cpu: list[float] = []
+        self.decisions = self.deals = 0
+        self.elapsed = self.cpu = 0.0
+
+    def run(self, seconds: float) -> None:
+        rng, engine = self.rng, self.engine
+        clock, cpu_clock = time.perf_counter, time.thread_time
+        legal_wall, legal_cpu = self.legal_wall, self.legal_cpu
+        started, cpu_started = clock(), time.process_time()
+        deadline = started + seconds
+        state = self.state
+        while clock() < deadline:
+            if state is None or state.phase in ("over", "void"):
+                if state is not None:
+                    self.deals += 1
+                state = engine.new_deal(self.rules, seed=rng.getrandbits(62))
             seats = engine.to_act(state)
             seat = seats[0] if len(seats) == 1 else rng.choice(seats)
-            t0 = clock()
+            t0, c0 = clock(), cpu_clock()
             legal = engine.legal_actions(state, seat)
-            legal_times.append(clock() - t0)
+            c1, t1 = cpu_clock(), clock()
+            legal_wall.append(t1 - t0)
+            legal_cpu.append(c1 - c0)
             state, _ = engine.apply_action(state, seat, legal[rng.randrange(len(legal))])
-            decisions += 1
-        deals += 1
-    elapsed = clock() - started
-    cpu = time.process_time() - cpu_started
-    legal_times.sort()
-    return {
-        "preset": preset_name,
-        "deals_per_s": deals / elapsed,
-        "decisions_per_s": decisions / elapsed,
-        "decisions_per_cpu_s": decisions / cpu,
-        "legal_mean_us": statistics.fmean(legal_times) * 1e6,
-        "legal_p99_us": legal_times[int(len(legal_times) * 0.99)] * 1e6,
-        "decisions_per_deal": decisions / max(deals, 1),
-    }
+            self.decisions += 1
+        self.state = state
+        self.elapsed += clock() - started
+        self.cpu += time.process_time() - cpu_started
+
+    def figures(self) -> dict:
+        wall, cpu = sorted(self.legal_wall), sorted(self.legal_cpu)
+        return {
+            "preset": self.label,
+            "deals_per_s": self.deals / self.elapsed,
+            "decisions_per_s": self.decisions / self.elapsed,
+            "decisions_per_cpu_s": self.decisions / self.cpu,
+            "legal_mean_us": statistics.fmean(wall) * 1e6,
+            "legal_p99_us": wall[int(len(wall) * 0.99)] * 1e6,
+            "legal_p99_cpu_us": cpu[int(len(cpu) * 0.99)] * 1e6,
+            "decisions_per_deal": self.decisions / max(self.deals, 1),
+        }
 
 
 def baseline(seconds: float) -> float:
@@ -71,25 +98,64 @@ def baseline(seconds: float) -> float:
     return n / (time.perf_counter() - start)
 
 
+def load_engine(root: str):
+    """The `games.engine` package of another checkout, imported under another name."""
+    init = Path(root) / "games" / "engine" / "__init__.py"
+    spec = importlib.util.spec_from_file_location("engine_against", init,
+                                                  submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["engine_against"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def compare(figures: dict, slow: str, reference: str, label: str = "") -> None:
+    if slow + label not in figures or reference + label not in figures:
+        return
+    slow_figures, reference_figures = figures[slow + label], figures[reference + label]
+
+    def ratio(key: str) -> float:
+        return slow_figures[key] / reference_figures[key]
+
+    print(f"{slow}{label} / {reference}{label} (goal: at most 2x): legal p99 {ratio('legal_p99_us'):.2f}x, "
+          f"legal p99 CPU {ratio('legal_p99_cpu_us'):.2f}x, legal mean {ratio('legal_mean_us'):.2f}x, "
+          f"self-play {1 / ratio('decisions_per_cpu_s'):.2f}x slower (decisions per CPU s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per preset")
+    parser.add_argument("--rounds", type=int, default=6, help="slices each preset's time is cut into")
     parser.add_argument("--preset", choices=engine.PRESETS, action="append")
+    parser.add_argument("--against", metavar="DIR", help="also play the engine of this checkout")
     args = parser.parse_args()
     print(f"baseline loop: {baseline(1.0):,.0f} iterations/s (machine speed reference)")
+    names = args.preset or engine.PRESETS
+    runs = [SelfPlay(engine, name, seed=1) for name in names]
+    if args.against:
+        other = load_engine(args.against)
+        runs = [run for name, this in zip(names, runs)
+                for run in (this, SelfPlay(other, name, seed=1, label=" (against)"))]
+    for _ in range(args.rounds):
+        for selfplay in runs:
+            selfplay.run(args.seconds / args.rounds)
     # decisions per CPU second is the figure to compare on a busy machine: wall time counts the
     # moments another process had the core.
-    print(f"{'preset':<18} {'deals/s':>8} {'decisions/s':>12} {'per CPU s':>10} {'legal mean us':>14} "
-          f"{'legal p99 us':>13} {'dec/deal':>9}")
+    print(f"{'preset':<28} {'deals/s':>8} {'decisions/s':>12} {'per CPU s':>10} {'legal mean us':>14} "
+          f"{'legal p99 us':>13} {'p99 CPU us':>11} {'dec/deal':>9}")
+    figures = {}
     total_decisions = total_time = 0.0
-    for name in args.preset or engine.PRESETS:
-        r = selfplay(name, args.seconds, seed=1)
-        total_decisions += r["decisions_per_s"] * args.seconds
-        total_time += args.seconds
-        print(f"{r['preset']:<18} {r['deals_per_s']:>8.1f} {r['decisions_per_s']:>12,.0f} "
+    for selfplay in runs:
+        r = figures[selfplay.label] = selfplay.figures()
+        total_decisions += selfplay.decisions
+        total_time += selfplay.elapsed
+        print(f"{r['preset']:<28} {r['deals_per_s']:>8.1f} {r['decisions_per_s']:>12,.0f} "
               f"{r['decisions_per_cpu_s']:>10,.0f} {r['legal_mean_us']:>14.1f} {r['legal_p99_us']:>13.1f} "
-              f"{r['decisions_per_deal']:>9.0f}")
-    print(f"all presets: {total_decisions / total_time:,.0f} decisions/s (goal: 30,000 on one core)")
+              f"{r['legal_p99_cpu_us']:>11.1f} {r['decisions_per_deal']:>9.0f}")
+    print(f"all runs: {total_decisions / total_time:,.0f} decisions/s (goal: 30,000 on one core)")
+    compare(figures, "laowang", "weihai")
+    if args.against:
+        compare(figures, "laowang", "weihai", " (against)")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,6 @@ Every value can be overridden by gunicorn's own GUNICORN_CMD_ARGS or the variabl
 
 import os
 
-from config.metrics import multiprocess_dir
-
 
 def usable_cores() -> int:
     # The CPUs this process may run on (a container's cpuset), not the host's.
@@ -40,8 +38,9 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
 
 def child_exit(server, worker) -> None:
-    # Multi-process metrics: a dead worker's live gauges must stop counting (its counters stay summed).
-    if multiprocess_dir():
+    # Multi-process metrics (config/metrics.py): a dead worker's live gauges must stop counting (its
+    # counters stay summed). The master imports nothing of the app, so this reads the variable itself.
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)

@@ -14,7 +14,7 @@ from pythonjsonlogger.json import JsonFormatter
 from config import request_context
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s%(task_id)s] %(message)s"
-JSON_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+JSON_FORMAT = "%(levelname)s %(name)s %(message)s"
 
 
 class ContextFilter(logging.Filter):
@@ -43,7 +43,9 @@ class JsonLineFormatter(JsonFormatter):
     """One JSON object per line; ids that are unknown are left out rather than written as null."""
 
     def __init__(self, *args: Any, **kwargs: Any):
-        kwargs.setdefault("rename_fields", {"asctime": "time", "levelname": "level", "name": "logger"})
+        kwargs.setdefault("rename_fields", {"levelname": "level", "name": "logger"})
+        # An ISO 8601 time in UTC, which log pipelines parse without being told the format.
+        kwargs.setdefault("timestamp", "time")
         super().__init__(JSON_FORMAT, *args, **kwargs)
 
     def process_log_record(self, log_data: dict) -> dict:

@@ -36,11 +36,13 @@ http_request_duration = Histogram(
     buckets=_LATENCY_BUCKETS,
 )
 game_actions = Counter(
-    "baohuang_game_actions", "Actions applied to deals, by preset and action type.", ["preset", "type"]
+    "baohuang_game_actions",
+    "Actions applied by players and bots through the move service, by preset and action type.",
+    ["preset", "type"],
 )
 game_action_duration = Histogram(
     "baohuang_game_action_duration_seconds",
-    "Time to apply one action (lock, engine, persist), by preset and action type.",
+    "Time to apply one action, from the service call to its commit, by preset and action type.",
     ["preset", "type"],
     buckets=_LATENCY_BUCKETS,
 )
@@ -64,11 +66,17 @@ bot_actions = Counter(
 webhook_deliveries = Counter(
     "baohuang_webhook_deliveries", "Webhook delivery attempts, by outcome.", ["outcome"]
 )
+ticket_wait = Histogram(
+    "baohuang_ticket_wait_seconds",
+    "How long a matchmaking ticket waited until it was matched, by preset.",
+    ["preset"],
+    buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300),
+)
 celery_task_failures = Counter(
     "baohuang_celery_task_failures", "Celery tasks that raised, by task name.", ["task"]
 )
 
-DEAL_OUTCOMES = ("over", "void", "unscored")
+DEAL_OUTCOMES = ("over", "void", "unscored", "aborted")
 # Outcomes are the webhook code's own words (`delivered`, `failed`, `gave_up`, ...); anything that is
 # not a short identifier is counted as `other` so that a response text can never become a label.
 _OUTCOME = re.compile(r"[a-z][a-z0-9_]{0,31}")
@@ -104,16 +112,27 @@ def _safely(record):
     return wrapper
 
 
+# Every request records one pair of series; the pair is looked up once per label set (a dict hit
+# instead of two `labels()` calls, on the path of every request).
+_http_series: dict[tuple[str, str, int], tuple] = {}
+
+
 @_safely
 def record_http_request(*, route: str, method: str, status: int, seconds: float) -> None:
-    labels = {"route": _label(route), "method": _label(method), "status": _label(status)}
-    http_requests.labels(**labels).inc()
-    http_request_duration.labels(**labels).observe(seconds)
+    key = (route, method, status)
+    series = _http_series.get(key)
+    if series is None:
+        labels = {"route": _label(route), "method": _label(method), "status": _label(status)}
+        series = _http_series[key] = (http_requests.labels(**labels), http_request_duration.labels(**labels))
+    series[0].inc()
+    series[1].observe(seconds)
 
 
 @_safely
 def record_action(*, preset: str, type: str, seconds: float) -> None:  # noqa: A002 - the action's field
-    """One action applied (a player's, a timeout's, a trustee's or a bot's) and how long it took."""
+    """One action applied through the move service (a player's or a bot's) and how long it took:
+    `seconds` from the start of the service call (before the row lock) to its commit. Actions that
+    托管 plays (after a timeout or by choice) are counted by record_trustee_action instead."""
     game_actions.labels(preset=_label(preset), type=_label(type)).inc()
     game_action_duration.labels(preset=_label(preset), type=_label(type)).observe(seconds)
 
@@ -150,6 +169,12 @@ def record_bot_action(*, preset: str, type: str) -> None:  # noqa: A002
 def record_webhook_delivery(outcome: str) -> None:
     """One delivery attempt, by outcome, e.g. `delivered`, `failed` (to be retried), `gave_up`."""
     webhook_deliveries.labels(outcome=outcome if _OUTCOME.fullmatch(str(outcome)) else "other").inc()
+
+
+@_safely
+def record_ticket_matched(*, preset: str, seconds: float) -> None:
+    """A ticket was seated after waiting `seconds` (those still waiting are read at scrape time)."""
+    ticket_wait.labels(preset=_label(preset)).observe(max(0.0, seconds))
 
 
 @_safely

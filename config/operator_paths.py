@@ -29,8 +29,10 @@ def operator_paths_middleware(get_response):
             match = _match(request)
             if match is None:
                 return await get_response(request)
-            # The checks block (each up to READYZ_TIMEOUT): never in the event loop.
-            view = sync_to_async(match.func, thread_sensitive=False)
+            # The views block (readiness checks, the database gauges): never in the event loop. Like
+            # any synchronous view under ASGI, in the request's own thread, where Django closes the
+            # database connection at the end of the request.
+            view = sync_to_async(match.func)
             return await view(request, *match.args, **match.kwargs)
 
     else:

@@ -8,8 +8,8 @@ passing them. The ids are read lazily because DRF authenticates inside the view,
 import contextvars
 import logging
 import re
+import secrets
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ _current: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
 def request_id_from_header(value: str | None) -> str:
     if value and _SAFE_REQUEST_ID.fullmatch(value):
         return value
-    return uuid.uuid4().hex
+    return secrets.token_hex(16)
 
 
 def _authenticated_user_id(request: Any) -> int | None:
@@ -123,6 +123,8 @@ def route_of(request: Any) -> str:
 
 
 def _log_access(request: Any, response: Any, started: float) -> None:
+    if not access_logger.isEnabledFor(logging.INFO):
+        return
     # The path without its query string: the route's parameters are enough to find the request.
     access_logger.info(
         "%s %s %s",

@@ -30,6 +30,10 @@ def user_channel_name(user_id: int) -> str:
     return f"baohuang:user:{user_id}"
 
 
+def ticket_channel_name(ticket_id: int) -> str:
+    return f"baohuang:ticket:{ticket_id}"
+
+
 def _client():
     global _sync_client
     if _sync_client is None:
@@ -58,6 +62,11 @@ def publish_table(*, table_id: int, seq: int) -> None:
 
 def publish_user(*, user_id: int, seq: int) -> None:
     _publish(user_channel_name(user_id), seq)
+
+
+def publish_ticket(*, ticket_id: int) -> None:
+    """A ticket left `waiting` (matched, cancelled or expired); its long-polls re-read it."""
+    _publish(ticket_channel_name(ticket_id), ticket_id)
 
 
 class Waiter:

@@ -8,6 +8,7 @@ what a committed change must trigger (wake-ups, the next deadline, a trustee or 
 the scheduling itself lives next to the tasks (games/tasks.py), imported lazily here and nowhere else.
 """
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -17,11 +18,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config import wakeups
+from accounts.feed import feed_append_many
+from config import metrics, wakeups
 from games import engine, selectors
 from games.models import Event, Game, GameStatus
 
-FINISHED_PHASES = ("over", "void")
+FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
 # Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
 # seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
 # a player's request nor the worker holds the game, or delays other games' timers, for long.
@@ -38,7 +40,8 @@ class DealEnded:
     void: bool
     unscored: bool
     aborted: bool
-    any_trustee: bool
+    trustee_seats: tuple[int, ...]  # seats on 托管 when it ended
+    left_seats: tuple[int, ...]  # seats whose player left during it
     setup: dict
     outcome: Any  # engine.DealOutcome, or None for an aborted deal
 
@@ -102,7 +105,9 @@ def event_rows(*, game: Game, events: list[dict], action: list | None = None) ->
 def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any, list[Event]]:
     """The engine step of one action: the new state and its event rows (not saved yet); raises
     engine.IllegalAction with nothing changed."""
+    started = time.perf_counter()
     new_state, events = engine.apply_action(state, seat, action)
+    metrics.record_action(preset=game.preset, type=action.type, seconds=time.perf_counter() - started)
     game.version += 1
     if not events:
         # Every applied action leaves a row, so the log alone replays the deal; only the actor
@@ -128,17 +133,16 @@ def prompts_announce(*, game: Game, state: Any) -> None:
     """A `your_turn` entry in the feed of each player a new prompt asks to act (CONTRACT §5). Not for
     bots, seats on trustee (they act at once) or players who left; not for the rest of a window that
     one seat has just answered (the others' prompt is the same one)."""
-    from accounts.feed import feed_append
-
     deadline = game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None
-    for seat in engine.to_act(state):
-        if game.bots[seat] or game.trustee[seat] or game.left[seat] or game.seat_user_ids[seat] is None:
-            continue
-        feed_append(
-            user_id=game.seat_user_ids[seat],
-            type="your_turn",
-            data={"game": game.pk, "version": game.version, "deadline": deadline},
-        )
+    turn = {"game": game.pk, "version": game.version, "deadline": deadline}
+    feed_append_many(
+        [
+            (game.seat_user_ids[seat], "your_turn", turn)
+            for seat in engine.to_act(state)
+            if game.seat_user_ids[seat] is not None
+            and not (game.bots[seat] or game.trustee[seat] or game.left[seat])
+        ]
+    )
 
 
 def action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
@@ -175,6 +179,8 @@ def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
         state, action_rows = _action_step(game=game, seat=seats[0], state=state, action=action)
         rows += action_rows
         applied += 1
+    if applied:
+        metrics.record_trustee_action(preset=game.preset, count=applied)
     if rows:
         _persist(game=game, before=before, state=state, rows=rows)
     return Autoplay(state=state, pending=pending)
@@ -218,6 +224,8 @@ def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
             "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
         ]
     )
+    outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
+    metrics.record_deal_end(preset=game.preset, outcome=outcome)
     if _deal_end_subscriber is not None:
         _deal_end_subscriber(selectors.game_ended(game=game, state=state))
 

@@ -12,22 +12,10 @@ from config.api.errors import ApiError, ErrorCode
 from config.api.long_poll import long_poll_view
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
-from games import selectors, services
+from games import engine, selectors, services
 from games.models import GameStatus
 
-ACTION_TYPES = (
-    "accept",
-    "decline",
-    "transfer",
-    "solo",
-    "call",
-    "reveal",
-    "rebel",
-    "kick",
-    "stay",
-    "play",
-    "pass",
-)
+ACTION_TYPES = tuple(action_type.value for action_type in engine.ActionType)
 
 
 class GameLegalActionOutputSerializer(serializers.Serializer):
@@ -61,18 +49,7 @@ class GameViewOutputSerializer(serializers.Serializer):
     unscored = serializers.BooleanField(
         help_text="The deal ended with all five seats on trustee: kept, but not scored or rated (RULES §5)."
     )
-    phase = serializers.ChoiceField(
-        choices=(
-            "emperor_selection",
-            "call",
-            "solo_window",
-            "declaration_window",
-            "kick_window",
-            "play",
-            "over",
-            "void",
-        )
-    )
+    phase = serializers.ChoiceField(choices=engine.PHASES)
     seat = serializers.IntegerField(
         allow_null=True, required=False, help_text="The viewer's seat; absent or null for spectators."
     )

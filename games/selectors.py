@@ -192,7 +192,8 @@ def game_ended(*, game: Game, state: Any = None) -> Any:
         void=game.status == GameStatus.VOID,
         unscored=game.unscored,
         aborted=game.status == GameStatus.ABORTED,
-        any_trustee=any(game.trustee),
+        trustee_seats=tuple(seat for seat in range(5) if game.trustee[seat]),
+        left_seats=tuple(seat for seat in range(5) if game.left[seat]),
         setup=game.setup,
         # A void deal is dealt again from its own setup; only a played deal has an outcome to carry.
         outcome=engine.deal_outcome(state if state is not None else game_state(game=game))

@@ -19,7 +19,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.feed import feed_append
+from accounts.feed import feed_append_many
+from config import metrics
 from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, selectors
 from games.lock_objects import game_lock
@@ -61,10 +62,13 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
         game.finished_at = timezone.now()
         game.deadline = None
         game.save(update_fields=["status", "final", "finished_at", "deadline"])
-    for seat, taken in enumerate(seats):
-        if taken and not taken["is_bot"]:
-            started = {"table": table.pk, "game": game.pk, "seat": seat}
-            feed_append(user_id=taken["user_id"], type="deal_started", data=started)
+    feed_append_many(
+        [
+            (taken["user_id"], "deal_started", {"table": table.pk, "game": game.pk, "seat": seat})
+            for seat, taken in enumerate(seats)
+            if taken and not taken["is_bot"]
+        ]
+    )
     if game.status == GameStatus.RUNNING:
         actions.prompts_announce(game=game, state=state)
     actions.after_commit(actions.committed(game=game, state=state))
@@ -260,9 +264,12 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
             Event.objects.bulk_create(
                 actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
             )
-        for seat in seats:
-            if not game.trustee[seat]:
-                actions.trustee_switch(game=game, seat=seat, on=True)
+        timed_out = [seat for seat in seats if not game.trustee[seat]]
+        for seat in timed_out:
+            actions.trustee_switch(game=game, seat=seat, on=True)
+        if timed_out:
+            metrics.record_timeout(preset=game.preset, seats=len(timed_out))
+        metrics.record_timer_lateness((timezone.now() - game.deadline).total_seconds())
         _autoplay_and_commit(game=game)
     return True
 
@@ -319,6 +326,7 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
                 break
             action = engine.bot_action(engine.seat_view(state, seat), level=settings.BOTS_LEVEL)
             state = actions.action_record(game=game, seat=seat, state=state, action=action)
+            metrics.record_bot_action(preset=game.preset, type=action.type)
         _autoplay_and_commit(game=game)
     return True
 
@@ -331,8 +339,10 @@ def game_ratings_update(*, game_id: int) -> bool:
     nothing to do: not over, void, unscored (RULES §5), or already rated (exactly once per deal)."""
     from accounts import services as account_services
 
-    game = Game.objects.filter(pk=game_id).first()
+    game = Game.objects.filter(pk=game_id).select_related("table").first()
     if game is None or game.status != GameStatus.OVER or game.unscored:
+        return False
+    if not game.table.rated:  # matched from unrated tickets (parties): CONTRACT §5
         return False
     outcome = engine.deal_outcome(selectors.game_state(game=game))
     if not outcome.emperor_side or not outcome.other_side:
@@ -363,6 +373,7 @@ def games_ratings_sweep(*, older_than: float = 30, within: float = 3600, limit: 
             unscored=False,
             finished_at__lt=now - timedelta(seconds=older_than),
             finished_at__gte=now - timedelta(seconds=within),
+            table__rated=True,
         )
         .exclude(pk__in=RatingChange.objects.values("game_id"))
         .order_by("finished_at")

@@ -1,7 +1,8 @@
 from django.contrib import admin
 
 from accounts.admin_forms import SOURCE, confirm_with_reason
-from matchmaking.models import Penalty, Seat, Table
+from matchmaking import selectors
+from matchmaking.models import Penalty, Seat, Table, Ticket
 from matchmaking.moderation import admin as moderation_admin  # noqa: F401 (registers its admin)
 from matchmaking.moderation import services as moderation_services
 
@@ -17,7 +18,7 @@ class SeatInline(admin.TabularInline):
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
     list_display = ("id", "preset", "status", "private", "deals", "deals_done", "creator", "created_at")
-    list_filter = ("status", "preset", "private", "created_at")
+    list_filter = ("status", "preset", "private", "matched", "rated", "created_at")
     search_fields = ("=id", "creator__username", "seats__user__username")
     list_select_related = ("creator",)
     list_per_page = 50
@@ -100,3 +101,38 @@ class PenaltyAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(Ticket)
+class TicketAdmin(admin.ModelAdmin):
+    """Quick-match tickets; read-only: the ticket services and the matcher own every change."""
+
+    list_display = ("id", "user", "status", "preset", "rated", "bots", "party", "created_at", "table")
+    list_filter = ("status", "preset", "rated", "bots")
+    search_fields = ("user__username", "party")
+    date_hierarchy = "created_at"
+    raw_id_fields = ("user", "table", "game")
+    readonly_fields = (
+        "user",
+        "status",
+        "preset",
+        "options",
+        "rated",
+        "bots",
+        "party",
+        "rating",
+        "created_at",
+        "last_polled_at",
+        "matched_at",
+        "table",
+        "game",
+        "seat",
+    )
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        # Queue size and median wait per preset, as GET matchmaking/stats gives them.
+        extra_context = {**(extra_context or {}), "queue_stats": selectors.tickets_stats()}
+        return super().changelist_view(request, extra_context=extra_context)

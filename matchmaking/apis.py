@@ -1,25 +1,40 @@
 """Thin views of the table API (CONTRACT §4 "Tables")."""
 
+from urllib.parse import parse_qs, urlsplit
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
+from games import engine
 from games.models import GameStatus
 from matchmaking import selectors, services
-from matchmaking.models import PenaltyReason, TableStatus
+from matchmaking.models import (
+    DEFAULT_PLAY_SECONDS,
+    DEFAULT_PROMPT_SECONDS,
+    PenaltyReason,
+    TableClosedReason,
+    TableStatus,
+)
 from matchmaking.moderation import services as moderation_services
 
-PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
+PRESETS = engine.PRESETS
 
 
 class TableSettingsInputSerializer(StrictInputSerializer):
-    play_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=20)
-    prompt_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=15)
+    play_seconds = serializers.IntegerField(
+        min_value=1, max_value=600, required=False, default=DEFAULT_PLAY_SECONDS
+    )
+    prompt_seconds = serializers.IntegerField(
+        min_value=1, max_value=600, required=False, default=DEFAULT_PROMPT_SECONDS
+    )
 
 
 class TableSetupInputSerializer(StrictInputSerializer):
@@ -46,6 +61,11 @@ class TableCreateInputSerializer(StrictInputSerializer):
         help_text="Deals to play; default: the preset's match length (campus 6), else 0 (until one leaves).",
     )
     private = serializers.BooleanField(required=False, default=False)
+    bots_replace_leavers = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="A player who leaves mid-match is replaced by a bot at the next deal; the table plays on.",
+    )
     setups = TableSetupInputSerializer(
         many=True, required=False, help_text="Staff only: fixed deals, used for successive deals."
     )
@@ -63,6 +83,7 @@ class TableEmptyInputSerializer(StrictInputSerializer):
 class TableSeatUserOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
+    is_bot = serializers.BooleanField()
 
 
 class TableSeatOutputSerializer(serializers.Serializer):
@@ -95,7 +116,11 @@ class TableDetailOutputSerializer(serializers.Serializer):
     deals = serializers.IntegerField()
     deals_done = serializers.IntegerField()
     private = serializers.BooleanField()
+    bots_replace_leavers = serializers.BooleanField()
     status = serializers.ChoiceField(choices=TableStatus.choices)
+    closed_reason = serializers.ChoiceField(
+        choices=TableClosedReason.choices, allow_null=True, help_text="Why the table closed (null: open)."
+    )
     creator = serializers.IntegerField()
     seats = TableSeatOutputSerializer(many=True)
     scores = serializers.ListField(child=serializers.IntegerField(), help_text="Running totals by seat.")
@@ -112,9 +137,11 @@ _TABLE_EXAMPLE = {
     "deals": 0,
     "deals_done": 0,
     "private": False,
+    "bots_replace_leavers": False,
     "status": "waiting",
+    "closed_reason": None,
     "creator": 7,
-    "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua"}, "trustee": False}]
+    "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua", "is_bot": False}, "trustee": False}]
     + [{"seat": s, "user": None, "trustee": False} for s in range(1, 5)],
     "scores": [0, 0, 0, 0, 0],
     "games": [],
@@ -316,3 +343,67 @@ class UserHistoryApi(APIView):
     def get(self, request, user_id: int):
         penalties = selectors.user_penalties(user_id=user_id, viewer=request.user)
         return Response({"user": user_id, "penalties": PenaltyOutputSerializer(penalties, many=True).data})
+
+
+# --- The lobby (CONTRACT §5) ---------------------------------------------------------------------------
+
+
+class LobbyPagination(CursorPagination):
+    # Newest first; a cursor stays valid while tables are created ahead of it (no offset drift).
+    ordering = ("-created_at", "-id")
+    page_size = 20
+
+
+class TableListQueryInputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=TableStatus.choices, required=False, default=TableStatus.WAITING)
+    preset = serializers.ChoiceField(choices=PRESETS, required=False)
+    cursor = serializers.CharField(required=False, help_text="The `next` of the previous page.")
+
+
+class TableListOutputSerializer(serializers.Serializer):
+    results = TableDetailOutputSerializer(many=True)
+    next = serializers.CharField(
+        allow_null=True, help_text="Pass as `cursor` for the next page; null: no more."
+    )
+
+
+class TableCollectionApi(TableCreateApi):
+    """`tables`: POST creates a table (TableCreateApi), GET lists the lobby."""
+
+    @extend_schema(
+        operation_id="table_list",
+        tags=["tables"],
+        parameters=[TableListQueryInputSerializer],
+        responses={
+            200: TableListOutputSerializer,
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
+        },
+        examples=[
+            OpenApiExample(
+                "lobby",
+                value={"results": [_TABLE_EXAMPLE], "next": "cD0yMDI2LTEyLTAx"},
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description=(
+            "Public tables, newest first, 20 a page (private and matchmade tables are never listed). "
+            "`status` defaults to `waiting`."
+        ),
+    )
+    def get(self, request):
+        query = TableListQueryInputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        tables = selectors.tables_lobby(
+            status=query.validated_data["status"], preset=query.validated_data.get("preset")
+        )
+        paginator = LobbyPagination()
+        try:
+            page = paginator.paginate_queryset(tables, request, view=self)
+        except NotFound as exc:
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, "Invalid cursor.", extra={"fields": {"cursor": ["Invalid."]}}
+            ) from exc
+        next_link = paginator.get_next_link()
+        next_cursor = parse_qs(urlsplit(next_link).query).get("cursor", [None])[0] if next_link else None
+        return Response({"results": selectors.tables_lobby_rows(tables=page), "next": next_cursor})

@@ -23,6 +23,11 @@ class TableClosedReason(models.TextChoices):
     ABORTED = "aborted", "a moderator aborted its deal"
 
 
+# RULES §5 D: the deadlines of a prompt, in play and otherwise, unless a table sets its own.
+DEFAULT_PLAY_SECONDS = 20
+DEFAULT_PROMPT_SECONDS = 15
+
+
 class Table(models.Model):
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="created_tables"
@@ -30,8 +35,8 @@ class Table(models.Model):
     code = models.CharField(max_length=16, default=new_table_code, help_text="Invitation code for joining.")
     preset = models.CharField(max_length=32)
     options = models.JSONField(default=dict)
-    play_seconds = models.PositiveIntegerField(default=20)
-    prompt_seconds = models.PositiveIntegerField(default=15)
+    play_seconds = models.PositiveIntegerField(default=DEFAULT_PLAY_SECONDS)
+    prompt_seconds = models.PositiveIntegerField(default=DEFAULT_PROMPT_SECONDS)
     deals = models.PositiveIntegerField(help_text="Deals to play; 0: until a player leaves.")
     private = models.BooleanField(default=False)
     # Staff-only fixed deals (hands or seeds), used in order for the table's successive deals.
@@ -44,6 +49,12 @@ class Table(models.Model):
         default=False, help_text="A player who leaves mid-match is replaced by a bot at the next deal."
     )
     last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest table event (0: none).")
+    matched = models.BooleanField(
+        default=False, help_text="Seated by the matchmaker: full at once, so never listed in the lobby."
+    )
+    rated = models.BooleanField(
+        default=True, help_text="False for a table matched from unrated tickets: its deals are not rated."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -159,3 +170,45 @@ class Report(models.Model):
 
     def __str__(self) -> str:
         return f"report {self.pk} on {self.user_id} ({self.reason}, {self.status})"
+
+
+class TicketStatus(models.TextChoices):
+    WAITING = "waiting"
+    MATCHED = "matched"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+class Ticket(models.Model):
+    """A quick-match request (CONTRACT §5 "Tickets"): waits until the matcher seats it at a table."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tickets")
+    status = models.CharField(max_length=16, choices=TicketStatus.choices, default=TicketStatus.WAITING)
+    preset = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    rated = models.BooleanField(default=True)
+    bots = models.BooleanField(default=True, help_text="May be seated with bots after the bots wait.")
+    party = models.CharField(
+        max_length=16, blank=True, help_text="Tickets with the same party code sit at one table (unrated)."
+    )
+    rating = models.FloatField(help_text="The user's ordinal in this preset when the ticket was made.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_polled_at = models.DateTimeField(help_text="A waiting ticket not polled for the TTL expires.")
+    matched_at = models.DateTimeField(null=True, blank=True)
+    table = models.ForeignKey(Table, on_delete=models.SET_NULL, null=True, blank=True, related_name="tickets")
+    game = models.ForeignKey("games.Game", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(status="waiting"),
+                name="ticket_one_waiting_per_user",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "preset"], name="ticket_status_preset")]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"ticket {self.pk} of {self.user_id} ({self.preset}, {self.status})"

@@ -1,11 +1,19 @@
+import statistics
+from collections import defaultdict
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db.models import Count, Prefetch, QuerySet
+from django.utils import timezone
 
 from config.api.errors import ApiError, ErrorCode
+from games import engine
 from games import selectors as game_selectors
 from games.models import GameStatus
-from matchmaking.models import Penalty, Seat, Table, TableEvent
+from matchmaking.models import Penalty, Seat, Table, TableEvent, TableStatus, Ticket, TicketStatus
+from matchmaking.table_events import user_ref
 
 
 def table_get(*, table_id: int) -> Table:
@@ -28,7 +36,12 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
     member = was_member or _is_member(table=table, user=user, seats=seats)
     if table.private and not member:
         raise ApiError(ErrorCode.PERMISSION_DENIED, "This table is private.")
-    games = game_selectors.games_of_table(table_id=table.pk)
+    return _table_dict(table=table, seats=seats, member=member)
+
+
+def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
+    # A waiting table has never dealt (the fifth join starts the first deal and the table plays).
+    games = [] if table.status == TableStatus.WAITING else game_selectors.games_of_table(table_id=table.pk)
     current = next((g for g in reversed(games) if g.status == GameStatus.RUNNING), None)
     trustee = current.trustee if current else [False] * 5
     by_seat = {row.seat: row for row in seats}
@@ -41,14 +54,14 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
         "deals": table.deals,
         "deals_done": table.deals_done,
         "private": table.private,
+        "bots_replace_leavers": table.bots_replace_leavers,
+        "closed_reason": table.closed_reason or None,
         "status": table.status,
         "creator": table.creator_id,
         "seats": [
             {
                 "seat": seat,
-                "user": {"id": by_seat[seat].user_id, "username": by_seat[seat].user.username}
-                if seat in by_seat
-                else None,
+                "user": user_ref(by_seat[seat].user) if seat in by_seat else None,
                 "trustee": bool(trustee[seat]),
             }
             for seat in range(5)
@@ -66,6 +79,20 @@ def table_detail(*, table: Table, user: Any, was_member: bool = False) -> dict:
         ],
         "current_game": current.pk if current else None,
     }
+
+
+def tables_lobby(*, status: str, preset: str | None) -> QuerySet[Table]:
+    """The lobby (CONTRACT §5): public tables, newest first. Private tables are never listed, nor
+    tables the matchmaker filled (they are full from the start)."""
+    tables = Table.objects.filter(private=False, matched=False, status=status)
+    if preset:
+        tables = tables.filter(preset=preset)
+    return tables.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+
+
+def tables_lobby_rows(*, tables: list[Table]) -> list[dict]:
+    """One page of the lobby; every table in it is public, so everyone sees the same rows."""
+    return [_table_dict(table=table, seats=list(table.seats.all()), member=False) for table in tables]
 
 
 def user_penalties(*, user_id: int, viewer: Any) -> list:
@@ -94,3 +121,54 @@ def table_events(*, table: Table, user: Any, after: int) -> dict:
 
 def table_events_changed(*, table_id: int, after: int) -> bool:
     return Table.objects.filter(pk=table_id, last_seq__gt=after).exists()
+
+
+def ticket_is_settled(*, ticket_id: int) -> bool:
+    """For the long-poll: the ticket is no longer waiting (or is gone)."""
+    return not Ticket.objects.filter(pk=ticket_id, status=TicketStatus.WAITING).exists()
+
+
+# How far back `median_wait` looks: recent enough to say what a player queueing now can expect.
+STATS_WINDOW = timedelta(hours=1)
+
+
+def tickets_stats(*, now: datetime | None = None) -> list[dict]:
+    """Per preset: tickets waiting now, and the median seconds from queueing to a seat over the
+    tickets matched in the last STATS_WINDOW (null when none were)."""
+    now = now or timezone.now()
+    waiting = dict(
+        Ticket.objects.filter(status=TicketStatus.WAITING)
+        .values("preset")
+        .annotate(count=Count("pk"))
+        .values_list("preset", "count")
+    )
+    waits: dict[str, list[float]] = defaultdict(list)
+    matched = Ticket.objects.filter(status=TicketStatus.MATCHED, matched_at__gte=now - STATS_WINDOW)
+    for preset, created_at, matched_at in matched.values_list("preset", "created_at", "matched_at"):
+        waits[preset].append(max((matched_at - created_at).total_seconds(), 0.0))
+    return [
+        {
+            "preset": preset,
+            "waiting": waiting.get(preset, 0),
+            "median_wait": round(statistics.median(waits[preset]), 1) if waits[preset] else None,
+        }
+        for preset in engine.PRESETS
+    ]
+
+
+def user_active(*, user: Any) -> dict:
+    """CONTRACT §5 "Where am I": the user's seats at unfinished tables (newest first, with the running
+    deal or null) and his live waiting tickets, so a client that restarts finds its games."""
+    seats = (
+        Seat.objects.filter(user=user, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING])
+        .order_by("-table__created_at", "-table_id")
+        .values_list("table_id", "seat")
+    )
+    tables = [
+        {"table": table_id, "seat": seat, "game": game_selectors.game_running_id(table_id=table_id)}
+        for table_id, seat in seats
+    ]
+    # A stale ticket is as good as expired (tickets.ticket_is_stale); it is not offered as live.
+    fresh_since = timezone.now() - timedelta(seconds=settings.MATCHMAKING_TICKET_TTL)
+    waiting = Ticket.objects.filter(user=user, status=TicketStatus.WAITING, last_polled_at__gte=fresh_since)
+    return {"tables": tables, "tickets": list(waiting)}

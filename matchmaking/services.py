@@ -10,9 +10,18 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.actions import DealEnded
 from games.models import Game, GameStatus
-from matchmaking import table_events
+from matchmaking import bots, table_events
 from matchmaking.lock_objects import table_lock
-from matchmaking.models import Penalty, PenaltyReason, Seat, Table, TableClosedReason, TableStatus
+from matchmaking.models import (
+    DEFAULT_PLAY_SECONDS,
+    DEFAULT_PROMPT_SECONDS,
+    Penalty,
+    PenaltyReason,
+    Seat,
+    Table,
+    TableClosedReason,
+    TableStatus,
+)
 from matchmaking.table_events import user_ref
 
 SETUP_KEYS = {"seed", "hands", "candidate", "aside"}
@@ -45,11 +54,12 @@ def table_create(
     creator: Any,
     preset: str,
     options: dict,
-    play_seconds: int = 20,
-    prompt_seconds: int = 15,
+    play_seconds: int = DEFAULT_PLAY_SECONDS,
+    prompt_seconds: int = DEFAULT_PROMPT_SECONDS,
     deals: int | None = None,
     private: bool = False,
     setups: list[dict] | None = None,
+    bots_replace_leavers: bool = False,
 ) -> Table:
     rules = game_selectors.rules_for(preset=preset, options=options)
     if setups and not creator.is_staff:
@@ -65,6 +75,7 @@ def table_create(
         private=private,
         setups=setups,
         scores=[0] * 5,
+        bots_replace_leavers=bots_replace_leavers,
     )
 
 
@@ -91,9 +102,7 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
             if seat is None:
                 seat = min(set(range(5)) - set(taken))
             Seat.objects.create(table=table, seat=seat, user=user)
-            table_events.append(
-                table=table, type="seat_taken", data={"seat": seat, "user": user_ref(user)}
-            )
+            table_events.append(table=table, type="seat_taken", data={"seat": seat, "user": user_ref(user)})
             if len(taken) == 4:
                 table.status = TableStatus.PLAYING
                 table.save(update_fields=["status"])
@@ -214,10 +223,24 @@ def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     if table.deals and table.deals_done >= table.deals:
         return TableClosedReason.FINISHED
     if Seat.objects.filter(table=table).count() < 5:
-        return TableClosedReason.PLAYER_LEFT
-    if ended.any_trustee:
+        if not table.bots_replace_leavers:
+            return TableClosedReason.PLAYER_LEFT
+        _empty_seats_fill_with_bots(table=table)
+    # RULES §5: a seat on trustee at the end of a deal dissolves the table; a seat whose player left
+    # and that a bot now takes over does not.
+    replaced = set(ended.left_seats) if table.bots_replace_leavers else set()
+    if set(ended.trustee_seats) - replaced:
         return TableClosedReason.TRUSTEE
     return None
+
+
+def _empty_seats_fill_with_bots(*, table: Table) -> None:
+    """The table setting `bots_replace_leavers`: a bot sits where a player left, before the next deal."""
+    taken = set(Seat.objects.filter(table=table).values_list("seat", flat=True))
+    empty = [seat for seat in range(5) if seat not in taken]
+    for seat, bot in zip(empty, bots.bot_users_take(count=len(empty)), strict=True):
+        Seat.objects.create(table=table, seat=seat, user=bot)
+        table_events.append(table=table, type="seat_taken", data={"seat": seat, "user": user_ref(bot)})
 
 
 def _table_close(*, table: Table, reason: str) -> None:

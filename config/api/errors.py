@@ -32,6 +32,8 @@ class ErrorCode(models.TextChoices):
     BAD_CALL = "bad_call"
     THROTTLED = "throttled"
     SERVER_ERROR = "server_error"
+    TICKET_EXISTS = "ticket_exists"
+    TICKET_MATCHED = "ticket_matched"
     SERVICE_UNAVAILABLE = "service_unavailable"
 
 
@@ -64,6 +66,8 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.BAD_CALL: status.HTTP_422_UNPROCESSABLE_ENTITY,
     ErrorCode.THROTTLED: status.HTTP_429_TOO_MANY_REQUESTS,
     ErrorCode.SERVER_ERROR: status.HTTP_500_INTERNAL_SERVER_ERROR,
+    ErrorCode.TICKET_EXISTS: status.HTTP_409_CONFLICT,
+    ErrorCode.TICKET_MATCHED: status.HTTP_409_CONFLICT,
     ErrorCode.SERVICE_UNAVAILABLE: status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 

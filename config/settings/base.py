@@ -145,6 +145,7 @@ SPECTACULAR_SETTINGS = {
         "ErrorCodeEnum": "config.api.errors.ErrorCode",
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
+        "TicketStatusEnum": "matchmaking.models.TicketStatus",
         "ReportStatusEnum": "matchmaking.models.ReportStatus",
         "ReportReasonEnum": "matchmaking.models.ReportReason",
         "PenaltyReasonEnum": "matchmaking.models.PenaltyReason",
@@ -257,3 +258,21 @@ READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "1.5"))
 # Neither set: refused to everyone.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = [a.strip() for a in os.environ.get("METRICS_ALLOWED_IPS", "").split(",") if a.strip()]
+
+# Quick-match tickets (CONTRACT §5, docs/matchmaking.md). The matcher runs on beat every
+# MATCHMAKING_INTERVAL seconds; a waiting ticket not polled for MATCHMAKING_TICKET_TTL seconds expires;
+# one waiting MATCHMAKING_BOTS_AFTER seconds (with `bots`) is seated with bots. Five rated tickets sit
+# together when their ordinals span at most SPREAD_BASE + SPREAD_PER_SECOND x (the oldest one's wait).
+# A party is seated once no member joined it for MATCHMAKING_PARTY_GATHER seconds (or it has four).
+MATCHMAKING_INTERVAL = float(os.environ.get("MATCHMAKING_INTERVAL", "1"))
+MATCHMAKING_TICKET_TTL = float(os.environ.get("MATCHMAKING_TICKET_TTL", "60"))
+MATCHMAKING_BOTS_AFTER = float(os.environ.get("MATCHMAKING_BOTS_AFTER", "20"))
+MATCHMAKING_SPREAD_BASE = float(os.environ.get("MATCHMAKING_SPREAD_BASE", "5"))
+MATCHMAKING_SPREAD_PER_SECOND = float(os.environ.get("MATCHMAKING_SPREAD_PER_SECOND", "0.5"))
+MATCHMAKING_PARTY_GATHER = float(os.environ.get("MATCHMAKING_PARTY_GATHER", "10"))
+CELERY_BEAT_SCHEDULE["matchmaking-tickets-match"] = {
+    "task": "matchmaking.tickets_match",
+    "schedule": MATCHMAKING_INTERVAL,
+    # A run that could not start in time is superseded by the next one.
+    "options": {"expires": MATCHMAKING_INTERVAL},
+}

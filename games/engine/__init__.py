@@ -5,6 +5,7 @@
     state, events = apply_action(state, seat, action)
 """
 
+from .bots import bot_action
 from .cards import ALL_CODES
 from .deal import new_deal, opening_events
 from .machine import apply_action, legal_actions, to_act
@@ -55,5 +56,6 @@ __all__ = [
     "action_to_dict", "apply_action", "beats", "final_view", "from_json", "is_play", "legal_actions",
     "new_deal", "opening_events", "preset", "public_view", "replay", "seat_view", "to_act", "to_json",
     "trustee_action",
+    "bot_action",
 ]
 __all__ += ["ActionType", "DealOutcome", "Phase", "deal_outcome"]

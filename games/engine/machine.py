@@ -15,8 +15,9 @@ from .windows import apply_answer, window_actions
 
 
 class PhaseMoves(NamedTuple):
-    """What a phase allows: its action types, who is prompted, each prompted seat's legal actions,
-    and how an action is applied to a fresh copy (returning the action as the log records it)."""
+    """What a phase allows: its action types, who is prompted, a seat's legal actions ([] unless
+    prompted), and how an action is applied to a fresh copy (returning the action as the log
+    records it)."""
 
     types: frozenset[str]
     prompted: Callable[[State], tuple[int, ...]]
@@ -40,6 +41,8 @@ def _ended(state: State, seat: int, action: Action, events: list[dict]) -> Actio
     raise IllegalAction("game_over", "the deal is over")
 
 
+_KNOWN_TYPES = frozenset(ACTION_TYPES)  # a hashed look-up: apply_action checks it on every action
+
 _WINDOW_MOVES = {
     Phase.SOLO_WINDOW: frozenset({ActionType.SOLO, ActionType.STAY}),
     Phase.DECLARATION_WINDOW: frozenset({ActionType.REVEAL, ActionType.REBEL, ActionType.STAY}),
@@ -50,14 +53,17 @@ _ENDED_MOVES = PhaseMoves(frozenset(), _nobody, _nothing, _ended)
 MOVES: dict[Phase, PhaseMoves] = {
     Phase.EMPEROR_SELECTION: PhaseMoves(
         frozenset({ActionType.ACCEPT, ActionType.DECLINE, ActionType.TRANSFER, ActionType.SOLO}),
-        lambda state: (state.candidate,), lambda state, seat: selection_actions(state), apply_selection),
+        lambda state: (state.candidate,),
+        lambda state, seat: selection_actions(state) if seat == state.candidate else [], apply_selection),
     Phase.CALL: PhaseMoves(
         frozenset({ActionType.CALL, ActionType.SOLO}),
-        lambda state: (state.emperor,), lambda state, seat: call_actions(state), apply_call),
+        lambda state: (state.emperor,),
+        lambda state, seat: call_actions(state) if seat == state.emperor else [], apply_call),
     **{phase: PhaseMoves(types, _window_waiting, window_actions, apply_answer)
        for phase, types in _WINDOW_MOVES.items()},
     Phase.PLAY: PhaseMoves(
-        frozenset({ActionType.PLAY, ActionType.PASS}), lambda state: (state.turn,), play_actions, apply_play),
+        frozenset({ActionType.PLAY, ActionType.PASS}), lambda state: (state.turn,),
+        lambda state, seat: play_actions(state, seat) if seat == state.turn else [], apply_play),
     Phase.OVER: _ENDED_MOVES,
     Phase.VOID: _ENDED_MOVES,
 }
@@ -70,10 +76,7 @@ def to_act(state: State) -> tuple[int, ...]:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
-    moves = MOVES[state.phase]
-    if seat not in moves.prompted(state):
-        return []
-    return moves.legal(state, seat)
+    return MOVES[state.phase].legal(state, seat)
 
 
 def apply_action(state: State, seat: int, action: Action) -> tuple[State, list[dict]]:
@@ -81,7 +84,7 @@ def apply_action(state: State, seat: int, action: Action) -> tuple[State, list[d
     moves = MOVES[state.phase]
     if not moves.types:
         raise IllegalAction("game_over", "the deal is over")
-    if not isinstance(action, Action) or action.type not in ACTION_TYPES:
+    if not isinstance(action, Action) or action.type not in _KNOWN_TYPES:
         raise IllegalAction("not_allowed", "unknown action type")
     if not isinstance(seat, int) or not 0 <= seat < 5:
         raise IllegalAction("not_your_turn", "no such seat")

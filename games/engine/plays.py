@@ -13,7 +13,7 @@ from operator import gt
 
 from .cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE
 from .rules import RuleSet
-from .state import Action
+from .state import Action, ActionType
 
 JOKER_FLOOR = SJ_VALUE  # values at or above this attach like jokers (挂花)
 
@@ -109,7 +109,7 @@ class Choices:
     """Every choice of some cards from interchangeable kinds, as (codes, values high to low), the
     empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals."""
 
-    __slots__ = ("kinds", "kind_values", "items", "by_size")
+    __slots__ = ("kinds", "kind_values", "items", "by_size", "sizes")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
         items = []
@@ -128,6 +128,7 @@ class Choices:
         self.by_size: dict[int, list[tuple]] = {}
         for item in sorted(items, key=lambda item: len(item[0])):
             self.by_size.setdefault(len(item[0]), []).append(item)
+        self.sizes = [(size, chosen) for size, chosen in self.by_size.items() if size]  # non-empty choices
 
 
 def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
@@ -151,14 +152,38 @@ def choices(kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]) ->
 
 
 _PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
+_PLAY_ACTIONS_LIMIT = 200000
 
 
 def play_action(codes: tuple[str, ...]) -> Action:
     """One shared Action per distinct play (they are immutable), so listing plays allocates little."""
     found = _PLAY_ACTIONS.get(codes)
     if found is None:
-        found = _bounded_cache_get(_PLAY_ACTIONS, codes, lambda: Action("play", codes), 200000)
+        found = play_actions_of([codes])[0]
     return found
+
+
+_set_type, _set_cards, _set_card = (Action.__dict__[name].__set__ for name in ("type", "cards", "card"))
+
+
+def play_actions_of(code_tuples: list[tuple[str, ...]]) -> list[Action]:
+    """`play_action` for many plays at once (a laowang leader's hand lists hundreds): look-ups in
+    one C-level pass, then the plays seen for the first time are created. They are built field by
+    field, as a frozen dataclass's own __init__ would through object.__setattr__, at half its cost."""
+    cache = _PLAY_ACTIONS
+    actions = list(map(cache.get, code_tuples))
+    if len(cache) + len(actions) >= _PLAY_ACTIONS_LIMIT:
+        cache.clear()
+    new = object.__new__
+    play = ActionType.PLAY
+    for index, action in enumerate(actions):
+        if action is None:
+            codes = code_tuples[index]
+            action = actions[index] = cache[codes] = new(Action)
+            _set_type(action, play)
+            _set_cards(action, codes)
+            _set_card(action, None)
+    return actions
 
 
 _LEADS: dict[tuple, list[Action]] = {}
@@ -170,8 +195,9 @@ def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
 
     def build() -> list[Action]:
         if naturals is None:
-            return [play_action(codes) for codes, _ in attach.items[1:]]
-        return [play_action(extra + base) for base, _ in naturals.items[1:] for extra, _ in attach.items]
+            return play_actions_of([codes for codes, _ in attach.items[1:]])
+        extras = [extra for extra, _ in attach.items]
+        return play_actions_of([extra + base for base, _ in naturals.items[1:] for extra in extras])
 
     return _bounded_cache_get(_LEADS, (naturals, attach), build)
 
@@ -281,40 +307,90 @@ class HandPlays:
         """Every play that beats `table_values` (a bomb on the table: none)."""
         if table_is_bomb:
             return []
-        size = self.hand_size
+        longest = len(table_values)
+        if rules.roasting or rules.two_kill:
+            longest += _extra_answer_cards(rules, table_values)
+        if longest > len(table_values):
+            found = self._longer_answers(rules, table_values, longest)
+        else:
+            found = self._same_size_answers(rules, table_values)
+        for codes, values in self.jokers.items[1:]:
+            if len(table_values) <= len(codes) <= longest and beats_values(rules, values, table_values):
+                found.append(play_action(codes))
+        if self.bombs:
+            seen = {a.cards for a in found}
+            found += [play_action(b) for b in self.bombs if b not in seen]
+        return found
+
+    def _same_size_answers(self, rules: RuleSet, table_values: tuple[int, ...]) -> list[Action]:
+        """Card-by-card beating (RULES §1) of plays with naturals. Attached cards (jokers, laowang 2s)
+        rank above the naturals they join, so an answer of m attached cards and k = n - m naturals
+        beats the table when the attached cards beat its m highest cards and the rank beats its
+        (m+1)-th: the attached choices are checked once per call, not once per rank."""
         n = len(table_values)
-        grows = ((rules.roasting and table_values[0] >= JOKER_FLOOR)
-                 or (rules.two_kill and BJ_VALUE in table_values))
         lowest = table_values[-1]
+        size = self.hand_size
+        found: list[Action] = []
+        checked_attach = None  # ranks share one attach choice (two in laowang, campus): check it once
+        beating_extras: list = []
+        for value, naturals, attach in self.ranks:
+            if value <= lowest:
+                continue  # each natural must beat a table card, the lowest included
+            if value == self.must_last and n != size:
+                continue  # 憋6 / 憋三: only a play that empties the hand
+            if attach is not checked_attach:
+                checked_attach, beating_extras = attach, [None] * n
+            for k, bases in naturals.sizes:
+                if k > n:
+                    break
+                attached = n - k
+                if value <= table_values[attached]:
+                    continue
+                extras = beating_extras[attached]
+                if extras is None:
+                    top = table_values[:attached]
+                    extras = beating_extras[attached] = [
+                        item for item in attach.by_size.get(attached, ()) if all(map(gt, item[1], top))]
+                for base_codes, _ in bases:
+                    for codes, _ in extras:
+                        found.append(play_action(codes + base_codes))
+                        if not codes and self.bombs and is_bomb(rules, base_codes):
+                            found += _set_beside_bomb(base_codes, naturals)
+        return found
+
+    def _longer_answers(self, rules: RuleSet, table_values: tuple[int, ...], longest: int) -> list[Action]:
+        """Answers where roasting or two-kill allow more cards than the table: checked one by one."""
+        n = len(table_values)
+        lowest = table_values[-1]
+        size = self.hand_size
         found: list[Action] = []
         for value, naturals, attach in self.ranks:
-            if value <= lowest and not grows:
-                continue  # its naturals would be compared with the table's lowest card
+            if value <= lowest:
+                continue  # each natural must beat a table card, the lowest included
             must_last = value == self.must_last
-            for k, bases in naturals.by_size.items():
-                if k == 0:
-                    continue
-                if k > n and not grows:
-                    break
-                if grows:
-                    extras = [c for m, cs in attach.by_size.items() if m >= n - k for c in cs]
-                else:
-                    extras = attach.by_size.get(n - k, ())
+            for k, bases in naturals.sizes:
+                if k > n:
+                    break  # each natural answers one card of the table
+                extras = [c for m, cs in attach.by_size.items() if n - k <= m <= longest - k for c in cs]
                 for base_codes, base_values in bases:
                     for codes, values in extras:
                         if must_last and k + len(codes) != size:
                             continue
                         if beats_values(rules, values + base_values, table_values):
                             found.append(play_action(codes + base_codes))
-                            if not codes and self.bombs and is_bomb(rules, base_codes):
-                                found += _set_beside_bomb(base_codes, naturals)
-        for codes, values in self.jokers.items[1:]:
-            if (len(codes) == n or (grows and len(codes) > n)) and beats_values(rules, values, table_values):
-                found.append(play_action(codes))
-        if self.bombs:
-            seen = {a.cards for a in found}
-            found += [play_action(b) for b in self.bombs if b not in seen]
         return found
+
+
+def _extra_answer_cards(rules: RuleSet, table_values: tuple[int, ...]) -> int:
+    """How many more cards than the table an answer may have: roasting (§4) meets a BJ with up to
+    three jokers and an SJ with up to two; two-kill (§3.6) meets a BJ with two BJs."""
+    extra = 0
+    big = table_values.count(BJ_VALUE)
+    if rules.roasting and table_values[0] >= JOKER_FLOOR:
+        extra = 2 * big + table_values.count(SJ_VALUE)
+    if rules.two_kill:
+        extra = max(extra, big)
+    return extra
 
 
 def _super_kinds(hand: tuple[str, ...], supers: frozenset) -> tuple[tuple, tuple]:

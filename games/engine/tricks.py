@@ -8,7 +8,7 @@ and if everybody passes on it the next seat after it that still holds cards lead
 
 from __future__ import annotations
 
-from .cards import BASE_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
+from .cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
 from .plays import (
     beats_values,
     cached_hand_plays,
@@ -50,11 +50,22 @@ def play_actions(state: State, seat: int) -> list[Action]:
 
 
 def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table_values: tuple[int, ...]) -> bool:
-    """A cheap necessary condition for holding an answer, so most passes cost no play generation:
-    enough jokers, plus naturals of one rank above the table's lowest card (plus 2s where they
-    attach). Roasting, two-kill and bombs answer with other shapes: those always go the full way."""
-    if rules.roasting or rules.two_kill or rules.bombs:
+    """A cheap necessary condition for holding an answer, so most passes cost no play generation.
+    Each BJ of the table is met only by a card ranked above BJ or, with two-kill, by two BJs
+    (RULES §1, §3.6); then enough jokers, plus naturals of one rank above the table's lowest card
+    (plus 2s where they attach). Roasting and bombs answer with other shapes: they always go the
+    full way, as two-kill does once the BJs can be met."""
+    if rules.roasting or rules.bombs:
         return True
+    big_on_table = table_values.count(BJ_VALUE)
+    if big_on_table:
+        above_big = sum(hand.count(code) for code in supers)
+        if rules.two_kill:
+            above_big += (hand.count("BJ") + hand.count("BJ*")) // 2
+        if above_big < big_on_table:
+            return False
+        if rules.two_kill:
+            return True
     need = len(table_values)
     lowest = table_values[-1]
     jokers = twos = best = run = 0

@@ -15,6 +15,7 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.models import Game
 from matchmaking import services as table_services
+from matchmaking import tickets
 from matchmaking.lock_objects import table_lock
 from matchmaking.models import Penalty, PenaltyReason, Report, ReportStatus, Seat, Table, TableStatus
 
@@ -69,23 +70,8 @@ def report_dismiss(*, report_id: int, moderator: Any, note: str, source: str) ->
 
 
 def user_tickets_cancel(*, user_id: int) -> int:
-    """Cancel the user's waiting matchmaking tickets (CONTRACT §5), each under its row lock and
-    waking its long-polls (matchmaking.tickets.ticket_settle); returns how many.
-
-    Tickets arrive with issue 9 (matchmaking/tickets.py); until that is merged there are none, and
-    the import guard below is the only thing to delete then."""
-    try:
-        from matchmaking import tickets
-        from matchmaking.models import Ticket, TicketStatus
-    except ImportError:
-        return 0
-    with transaction.atomic():
-        waiting = list(
-            Ticket.objects.select_for_update().filter(user_id=user_id, status=TicketStatus.WAITING)
-        )
-        for ticket in waiting:
-            tickets.ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED)
-    return len(waiting)
+    """Cancel the user's waiting matchmaking tickets (CONTRACT §5); returns how many."""
+    return tickets.tickets_cancel_of_user(user_id=user_id)
 
 
 def _running_games(*, user_id: int) -> list[int]:

@@ -111,6 +111,7 @@ def test_the_record_functions_move_their_series(client, metrics_token):
     metrics.record_bot_action(preset="weihai", type="pass")
     metrics.record_webhook_delivery("delivered")
     metrics.record_webhook_delivery("HTTP 500: <html>...</html>")
+    metrics.record_ticket_matched(preset="weihai", seconds=12)
     after = samples(scrape(client))
 
     def moved(name, **labels):
@@ -132,6 +133,8 @@ def test_the_record_functions_move_their_series(client, metrics_token):
     assert moved("baohuang_bot_actions_total", preset="weihai", type="pass") == 1
     assert moved("baohuang_webhook_deliveries_total", outcome="delivered") == 1
     assert moved("baohuang_webhook_deliveries_total", outcome="other") == 1
+    assert moved("baohuang_ticket_wait_seconds_bucket", preset="weihai", le="10.0") == 0
+    assert moved("baohuang_ticket_wait_seconds_bucket", preset="weihai", le="20.0") == 1
 
 
 def test_a_metric_that_cannot_be_recorded_does_not_raise(caplog):

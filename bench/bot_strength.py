@@ -1,0 +1,195 @@
+"""Bot strength in duplicate format: the bot's mean score advantage per deal over two baselines.
+
+Every deal is played with the same hands (same seed) twice per seat: once with the bot in that seat
+and the baseline in the other four, once with the baseline in all five; the seat rotates over all
+five. A deal's advantage is the mean over the five seats of (bot's score − baseline's score in that
+seat), so the luck of the cards cancels. Baselines: `trustee` (engine.trustee_action, RULES §5) and
+`random` (a uniformly random legal action, each seat drawing from its own seeded stream). Printed per
+preset: the baseline's mean score per seat and deal next to the bot's, the advantage with a 99 %
+confidence interval over deals, and the time of one `bot_action` call (CPU and wall clock) as p50 /
+p99. Goal: every interval above zero, decision p99 <= 2 ms.
+
+    .venv/bin/python bench/bot_strength.py                       # 2,000 deals per preset
+    .venv/bin/python bench/bot_strength.py --deals 200 --presets weihai pagat --processes 1
+    .venv/bin/python bench/bot_strength.py --seconds 600         # stop by itself after ten minutes
+
+No Django: the engine alone, in `--processes` worker processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from games import engine  # noqa: E402
+from games.engine.bots.reading import supers_of  # noqa: E402
+from games.engine.cards import BASE_VALUE, SUPER_VALUE  # noqa: E402
+
+BASELINES = ("trustee", "random")
+CHUNK = 10  # deals per task handed to a worker process
+CHECK_EVERY = 50
+Z99 = statistics.NormalDist().inv_cdf(0.995)
+
+
+def _deal_seed(preset_name: str, deal: int) -> int:
+    return engine.PRESETS.index(preset_name) * 1_000_003 + deal
+
+
+def trustee(state, seat: int, checks: Counter) -> engine.Action:
+    """engine.trustee_action, found faster for a leader. A trustee leader plays the smallest legal
+    single (RULES §5): engine.trustee_action takes the minimum of (size, values) over every legal
+    play, and a laowang leader has thousands, which makes that minimum most of a trustee deal's time.
+    Here only the singles are compared, in list order, so the first minimum is the same one; every
+    `CHECK_EVERY`-th lead is checked against engine.trustee_action. The bench referees the deal, so
+    it may read the state; the bot never does."""
+    if state.phase != "play" or state.table is not None:
+        return engine.trustee_action(state, seat)
+    supers = supers_of(state.rules, seat, state.emperor, state.called_card)
+    singles = [a for a in engine.legal_actions(state, seat) if len(a.cards) == 1]
+    if not singles:
+        return engine.trustee_action(state, seat)
+    found = min(singles, key=lambda a: SUPER_VALUE if a.cards[0] in supers else BASE_VALUE[a.cards[0]])
+    checks["leads"] += 1
+    if checks["leads"] % CHECK_EVERY == 0 and found != engine.trustee_action(state, seat):
+        raise AssertionError(f"fast trustee lead {found} differs from engine.trustee_action")
+    return found
+
+
+def play(rules, seed: int, seats: tuple[str, ...], timing: dict, checks: Counter) -> tuple[int, ...]:
+    """One deal with the given player kind in each seat; the bot's decision times (µs) go to `timing`,
+    `checks` counts the trustee leads."""
+    state = engine.new_deal(rules, seed=seed)
+    streams = [random.Random(f"{seed}:{seat}") for seat in range(5)]
+    wall, cpu = time.perf_counter_ns, time.process_time_ns
+    while state.phase not in ("over", "void"):
+        seat = engine.to_act(state)[0]
+        kind = seats[seat]
+        if kind == "bot":
+            view = engine.seat_view(state, seat)
+            wall_started, cpu_started = wall(), cpu()
+            action = engine.bot_action(view)
+            timing["cpu"][min((cpu() - cpu_started) // 1000, 100_000)] += 1
+            timing["wall"][min((wall() - wall_started) // 1000, 100_000)] += 1
+        elif kind == "trustee":
+            action = trustee(state, seat, checks)
+        else:
+            legal = engine.legal_actions(state, seat)
+            action = legal[streams[seat].randrange(len(legal))]
+        state, _ = engine.apply_action(state, seat, action)
+    return tuple(engine.final_view(state)["scores"])
+
+
+def run_chunk(task: tuple) -> dict:
+    """Deals `first .. first + CHUNK - 1` of one preset, unless the run's time is up."""
+    preset_name, first, count, deadline = task
+    rules = engine.preset(preset_name)
+    out = {"preset": preset_name, "deals": [], "timing": {"cpu": Counter(), "wall": Counter()}}
+    checks: Counter = Counter()
+    cpu_started = time.process_time()
+    for deal in range(first, first + count):
+        if time.time() > deadline:
+            break
+        seed = _deal_seed(preset_name, deal)
+        row = {}
+        for baseline in BASELINES:
+            base = play(rules, seed, (baseline,) * 5, out["timing"], checks)
+            bot = []
+            for seat in range(5):
+                kinds = tuple("bot" if s == seat else baseline for s in range(5))
+                bot.append(play(rules, seed, kinds, out["timing"], checks)[seat])
+            row[baseline] = (statistics.fmean(base), statistics.fmean(bot))
+        out["deals"].append(row)
+    out["cpu_seconds"] = time.process_time() - cpu_started
+    return out
+
+
+def _interval(values: list[float]) -> tuple[float, float, float]:
+    mean = statistics.fmean(values)
+    half = Z99 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
+    return mean, mean - half, mean + half
+
+
+def _percentile(histogram: Counter, fraction: float) -> int:
+    total = sum(histogram.values())
+    seen = 0
+    for micros in sorted(histogram):
+        seen += histogram[micros]
+        if seen >= fraction * total:
+            return micros
+    return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=2000, help="deals per preset (default 2,000)")
+    parser.add_argument("--presets", nargs="+", choices=engine.PRESETS, default=list(engine.PRESETS))
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--seconds", type=float, default=3000.0,
+                        help="stop after this many seconds even if not all deals are played (default 3,000)")
+    args = parser.parse_args()
+    started = time.time()
+    deadline = started + args.seconds
+    # Presets interleaved, so a run cut short by --seconds still has deals of every preset.
+    tasks = [(name, first, min(CHUNK, args.deals - first), deadline)
+             for first in range(0, args.deals, CHUNK) for name in args.presets]
+    results: dict[str, list[dict]] = {name: [] for name in args.presets}
+    timing = {"cpu": Counter(), "wall": Counter()}
+    cpu_seconds = 0.0
+    with multiprocessing.Pool(args.processes) as pool:
+        for done, out in enumerate(pool.imap_unordered(run_chunk, tasks), 1):
+            if done % max(len(tasks) // 20, 1) == 0:
+                elapsed = time.time() - started
+                print(f"{done}/{len(tasks)} chunks, {elapsed:.0f} s", file=sys.stderr, flush=True)
+            results[out["preset"]] += out["deals"]
+            cpu_seconds += out["cpu_seconds"]
+            for key in timing:
+                timing[key].update(out["timing"][key])
+    elapsed = time.time() - started
+    print(f"{args.processes} processes, {elapsed:.0f} s wall, {cpu_seconds:.0f} s CPU in the workers "
+          f"(on {args.processes} idle cores: about {cpu_seconds / args.processes / 60:.0f} min)")
+    print("scores are per seat and deal; advantage = bot − baseline in the same seat with the same cards, "
+          "99 % CI over deals")
+    header = (f"{'preset':<18} {'deals':>6} {'baseline':>8} {'base score':>10} {'bot score':>10} "
+              f"{'advantage':>10} {'99% CI':>19}")
+    print(header)
+    shortfalls = []
+    for name in args.presets:
+        rows = results[name]
+        for baseline in BASELINES:
+            if not rows:
+                print(f"{name:<18} {0:>6} {baseline:>8}  (no deal finished in time)")
+                continue
+            base = [r[baseline][0] for r in rows]
+            bot = [r[baseline][1] for r in rows]
+            mean, low, high = _interval([b - a for a, b in zip(base, bot)])
+            if low <= 0:
+                shortfalls.append(f"{name} vs {baseline}")
+            print(f"{name:<18} {len(rows):>6} {baseline:>8} {statistics.fmean(base):>10.3f} "
+                  f"{statistics.fmean(bot):>10.3f} {mean:>10.3f} [{low:>8.3f}, {high:>8.3f}]")
+    # CPU time is the figure to compare on a shared machine: wall time also counts the moments
+    # another process had the core.
+    for key, histogram in timing.items():
+        if histogram:
+            print(f"bot_action decision time ({key}): p50 {_percentile(histogram, 0.5)} µs, "
+                  f"p99 {_percentile(histogram, 0.99)} µs, max {max(histogram)} µs over "
+                  f"{sum(histogram.values()):,} decisions (goal: p99 <= 2,000 µs)")
+    short = [name for name in args.presets if len(results[name]) < args.deals]
+    if short:
+        print(f"--seconds {args.seconds:.0f} ran out before {args.deals} deals in: {', '.join(short)}")
+    if shortfalls:
+        print("interval not above zero: " + ", ".join(shortfalls))
+    else:
+        print("every interval above zero")
+
+
+if __name__ == "__main__":
+    main()

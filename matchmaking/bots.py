@@ -1,0 +1,42 @@
+"""The pool of bot users (CONTRACT §5 "Bots") the matcher seats in empty seats.
+
+A bot is an ordinary user with `is_bot` and no usable password, so it can never log in; its seat
+plays from the worker (games.services.game_bots_act). The pool grows on demand and a bot sits at
+one open table at a time, so every table gets distinct bots.
+"""
+
+import secrets
+
+from django.contrib.auth import get_user_model
+
+from matchmaking.models import Seat, TableStatus
+
+BOT_NAME_PREFIX = "bot-"
+
+
+def bot_user_create() -> object:
+    user = get_user_model()(username=f"{BOT_NAME_PREFIX}{secrets.token_hex(5)}", is_bot=True)
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+def bot_users_take(*, count: int) -> list:
+    """`count` distinct bots seated at no open table, locked for the caller's transaction.
+
+    `skip_locked`: a bot another matcher run is seating right now is not free, and waiting for it
+    would only serialise the runs. Missing bots are created.
+    """
+    if count <= 0:
+        return []
+    busy = Seat.objects.filter(table__status__in=[TableStatus.WAITING, TableStatus.PLAYING]).values("user_id")
+    free = list(
+        get_user_model()
+        .objects.select_for_update(skip_locked=True)
+        .filter(is_bot=True)
+        .exclude(pk__in=busy)
+        .order_by("pk")[:count]
+    )
+    while len(free) < count:
+        free.append(bot_user_create())
+    return free

@@ -1,0 +1,271 @@
+"""Thin views of quick-match tickets and their stats (CONTRACT §5 "Tickets")."""
+
+import time
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config import shutdown, wakeups
+from config.api.errors import ErrorCode
+from config.api.schema import error_responses
+from config.api.serializers import StrictInputSerializer
+from games import engine
+from matchmaking import selectors, tickets
+from matchmaking.models import TicketStatus
+
+
+class TicketCreateInputSerializer(StrictInputSerializer):
+    preset = serializers.ChoiceField(choices=engine.PRESETS)
+    options = serializers.DictField(required=False, default=dict, help_text="Preset options (RULES §6).")
+    rated = serializers.BooleanField(required=False, default=True)
+    bots = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="May be seated with bots after MATCHMAKING_BOTS_AFTER seconds.",
+    )
+    party = serializers.RegexField(
+        r"^[A-Za-z0-9_-]{1,16}$",
+        required=False,
+        default="",
+        help_text="Friends who send the same code sit at one table (at most four; always unrated).",
+    )
+
+
+class TicketOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=TicketStatus.choices)
+    preset = serializers.CharField()
+    options = serializers.DictField()
+    rated = serializers.BooleanField()
+    bots = serializers.BooleanField()
+    party = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    table = serializers.IntegerField(source="table_id", allow_null=True)
+    game = serializers.IntegerField(source="game_id", allow_null=True)
+    seat = serializers.IntegerField(allow_null=True)
+
+
+class TicketPollQueryInputSerializer(serializers.Serializer):
+    wait = serializers.FloatField(min_value=0, required=False, default=0)
+
+
+_TICKET_EXAMPLE = {
+    "id": 41,
+    "status": "matched",
+    "preset": "weihai",
+    "options": {},
+    "rated": True,
+    "bots": True,
+    "party": "",
+    "created_at": "2026-12-01T03:00:00Z",
+    "table": 12,
+    "game": 30,
+    "seat": 3,
+}
+_TICKET_ID = OpenApiParameter("ticket_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+class TicketCreateApi(APIView):
+    # A `ban` or a `queue_ban` is refused with 403 `banned` (accounts/permissions.py).
+    refused_when_queue_banned = True
+
+    @extend_schema(
+        operation_id="ticket_create",
+        tags=["matchmaking"],
+        request=TicketCreateInputSerializer,
+        responses={
+            201: TicketOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.BANNED,
+                ErrorCode.TICKET_EXISTS,
+                ErrorCode.TABLE_FULL,
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "weihai", value={"preset": "weihai", "rated": True, "bots": True}, request_only=True
+            ),
+            OpenApiExample(
+                "queued",
+                value={**_TICKET_EXAMPLE, "status": "waiting", "table": None, "game": None, "seat": None},
+                response_only=True,
+                status_codes=["201"],
+            ),
+        ],
+        description=(
+            "Queue for a table. One waiting ticket per user (`ticket_exists`); a party of four is full "
+            "(`table_full`). Poll the ticket at least every MATCHMAKING_TICKET_TTL seconds or it expires."
+        ),
+    )
+    def post(self, request):
+        data = TicketCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        ticket = tickets.ticket_create(user=request.user, **data.validated_data)
+        return Response(TicketOutputSerializer(ticket).data, status=status.HTTP_201_CREATED)
+
+
+class TicketDetailApi(APIView):
+    """Answers at once; the async wrapper below does the waiting, so a waiting client holds no thread."""
+
+    @extend_schema(
+        operation_id="ticket_detail",
+        tags=["matchmaking"],
+        parameters=[
+            _TICKET_ID,
+            OpenApiParameter(
+                "wait",
+                OpenApiTypes.NUMBER,
+                description="Seconds to wait while the ticket is still `waiting`; clamped to 30.",
+            ),
+        ],
+        responses={
+            200: TicketOutputSerializer,
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.NOT_FOUND),
+        },
+        examples=[OpenApiExample("matched", value=_TICKET_EXAMPLE, response_only=True, status_codes=["200"])],
+        description=(
+            "The owner's read keeps a waiting ticket alive. Other users' tickets are 404 (staff may read)."
+        ),
+    )
+    def get(self, request, ticket_id: int):
+        query = TicketPollQueryInputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        ticket = tickets.ticket_poll(ticket_id=ticket_id, user=request.user)
+        return Response(TicketOutputSerializer(ticket).data)
+
+    @extend_schema(
+        operation_id="ticket_cancel",
+        tags=["matchmaking"],
+        parameters=[_TICKET_ID],
+        request=None,
+        responses={
+            200: TicketOutputSerializer,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.NOT_FOUND,
+                ErrorCode.TICKET_MATCHED,
+            ),
+        },
+        description=(
+            "Leave the queue (`cancelled`). Once matched: 409 `ticket_matched` with the seat in `extra`."
+        ),
+    )
+    def delete(self, request, ticket_id: int):
+        ticket = tickets.ticket_cancel(ticket_id=ticket_id, user=request.user)
+        return Response(TicketOutputSerializer(ticket).data)
+
+
+def _ticket_long_poll_view():
+    # Not config/api/long_poll.py: that wrapper follows a log by `last_seq`; a ticket is followed by
+    # its status, so this one waits while the answer is still `waiting`.
+    sync_view = sync_to_async(TicketDetailApi.as_view())
+
+    def _wait(request) -> float | None:
+        try:
+            wait = float(request.GET.get("wait", 0))
+        except ValueError:
+            return None
+        return min(wait, float(settings.EVENTS_MAX_WAIT)) if wait > 0 else None
+
+    async def view(request, ticket_id: int):
+        response = await sync_view(request, ticket_id=ticket_id)
+        wait = _wait(request) if request.method == "GET" else None
+        # Errors, a wait of 0, a cancel and a settled ticket go back at once; only `waiting` waits.
+        if wait is None or response.status_code != 200 or response.data["status"] != TicketStatus.WAITING:
+            return response
+        end = time.monotonic() + wait
+        settled = sync_to_async(selectors.ticket_is_settled)
+        async with wakeups.Waiter(channel=wakeups.ticket_channel_name(ticket_id)) as waiter:
+            # A process told to stop answers at once with what it has (config/shutdown.py).
+            while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
+                if await settled(ticket_id=ticket_id):
+                    break
+                await waiter.wait(left)
+        return await sync_view(request, ticket_id=ticket_id)
+
+    view = csrf_exempt(view)
+    # drf-spectacular documents a URL by its callback's `cls`: describe this view as TicketDetailApi.
+    view.cls = TicketDetailApi
+    view.initkwargs = {}
+    return view
+
+
+ticket_detail_view = _ticket_long_poll_view()
+
+
+class MatchmakingStatsItemOutputSerializer(serializers.Serializer):
+    preset = serializers.CharField()
+    waiting = serializers.IntegerField(help_text="Tickets waiting now.")
+    median_wait = serializers.FloatField(
+        allow_null=True, help_text="Median seconds from queueing to a seat, over the last hour's matches."
+    )
+
+
+class MatchmakingStatsOutputSerializer(serializers.Serializer):
+    presets = MatchmakingStatsItemOutputSerializer(many=True)
+
+
+class MatchmakingStatsApi(APIView):
+    @extend_schema(
+        operation_id="matchmaking_stats",
+        tags=["matchmaking"],
+        responses={200: MatchmakingStatsOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
+        examples=[
+            OpenApiExample(
+                "stats",
+                value={"presets": [{"preset": "weihai", "waiting": 3, "median_wait": 8.5}]},
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description=(
+            "Per preset: tickets waiting now and the recent median wait (null: no match in the last hour)."
+        ),
+    )
+    def get(self, request):
+        return Response({"presets": selectors.tickets_stats()})
+
+
+class ActiveSeatOutputSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    game = serializers.IntegerField(allow_null=True, help_text="The running deal; null between deals.")
+
+
+class MeActiveOutputSerializer(serializers.Serializer):
+    tables = ActiveSeatOutputSerializer(many=True)
+    tickets = TicketOutputSerializer(many=True, help_text="Waiting tickets.")
+
+
+class MeActiveApi(APIView):
+    @extend_schema(
+        operation_id="me_active",
+        tags=["matchmaking"],
+        responses={200: MeActiveOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
+        examples=[
+            OpenApiExample(
+                "active",
+                value={
+                    "tables": [{"table": 12, "seat": 3, "game": 30}],
+                    "tickets": [],
+                },
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description="Your seats at unfinished tables and your waiting tickets, for a restarted client.",
+    )
+    def get(self, request):
+        active = selectors.user_active(user=request.user)
+        return Response(
+            {"tables": active["tables"], "tickets": TicketOutputSerializer(active["tickets"], many=True).data}
+        )

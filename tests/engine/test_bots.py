@@ -1,0 +1,350 @@
+"""The bot player (CONTRACT §1 `bot_action`): legal, terminating, blind to hidden cards, pure.
+
+* every preset: seeded deals with bots in all seats, and bots mixed with trustee and random seats,
+  end (over or void), and every bot choice is one of the seat's legal actions;
+* no peeking: two deals that differ only in what a seat cannot see (the other hands' cards shuffled
+  among them with the same counts; where the guard is hidden, which other seat holds the guard
+  card), driven through the same public history, give that seat the same view and the same choice;
+* the bots package imports nothing but the engine and the standard library;
+* the play heuristics (RULES §1 "Turn flow"): no beating a known partner, the lowest set led,
+  a joker spent against an opponent about to go out (and kept otherwise), must-last cards last;
+* levels: easy differs from normal somewhere, each is deterministic given view and rng, an unknown
+  level is a ValueError.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from games import engine
+from games.engine import Action
+
+from .helpers import ENDED, PASS, PRESET_NAMES, SOLO, STAY, P, act, answer_window, deal
+
+BOTS_DIR = Path(engine.__file__).resolve().parent / "bots"
+MAX_DECISIONS = 3000
+
+
+def _choose(state, seat, kind, rng):
+    if kind == "bot":
+        return engine.bot_action(engine.seat_view(state, seat))
+    if kind == "easy":
+        return engine.bot_action(engine.seat_view(state, seat), level="easy", rng=rng)
+    if kind == "trustee":
+        return engine.trustee_action(state, seat)
+    legal = engine.legal_actions(state, seat)
+    return legal[rng.randrange(len(legal))]
+
+
+def _play_out(state, kinds, rng):
+    """Play to the end; every bot choice must be legal. Returns the final state."""
+    for _ in range(MAX_DECISIONS):
+        if state.phase in ENDED:
+            return state
+        seats = engine.to_act(state)
+        seat = seats[rng.randrange(len(seats))]
+        action = _choose(state, seat, kinds[seat], rng)
+        if kinds[seat] in ("bot", "easy"):
+            assert action in engine.legal_actions(state, seat), (kinds[seat], seat, action)
+        state = act(state, seat, action)
+    raise AssertionError(f"the deal did not end within {MAX_DECISIONS} decisions")
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_bots_in_every_seat_play_legal_actions_to_the_end(name):
+    rules = engine.preset(name)
+    rng = random.Random(name)
+    played = 0
+    for seed in range(8):
+        final = _play_out(engine.new_deal(rules, seed=seed), ("bot",) * 5, rng)
+        view = engine.final_view(final)
+        assert len(view["scores"]) == 5
+        played += len(view["actions"])
+    assert played > 8 * 20  # real deals were played, not only void ones
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_bots_mixed_with_trustee_random_and_easy_seats_finish(name):
+    rules = engine.preset(name)
+    rng = random.Random(f"mixed {name}")
+    line_ups = [("bot", "trustee", "random", "bot", "easy"), ("random", "bot", "trustee", "easy", "random"),
+                ("trustee", "trustee", "bot", "trustee", "trustee"), ("random",) * 4 + ("bot",)]
+    for seed, kinds in enumerate(line_ups):
+        final = _play_out(engine.new_deal(rules, seed=100 + seed), kinds, rng)
+        assert final.phase in ENDED
+
+
+def test_bots_in_lianzhong_with_every_option_finish():
+    rules = engine.preset("lianzhong_simple", must_last=6, roasting=True, qiangdu=False)
+    classic = engine.preset("lianzhong_classic", must_last=6, roasting=True)
+    rng = random.Random(3)
+    for seed in range(4):
+        for r in (rules, classic):
+            assert _play_out(engine.new_deal(r, seed=seed), ("bot",) * 5, rng).phase in ENDED
+
+
+# --- no peeking -------------------------------------------------------------------------------------
+
+SHUFFLED_RANKS = "789TJQK"  # no 2s, jokers or 3s: they travel in 贴2, tribute and buying a 3
+
+
+def _hidden_variant(hands, viewer, rng, move_guard_card):
+    """The other seats' cards of ranks 7..K shuffled among them with every count kept, and (where the
+    guard is a fixed SJ* that the viewer does not hold) the guard card moved to another seat."""
+    hands = [list(h) for h in hands]
+    others = [s for s in range(5) if s != viewer]
+    pool = []
+    slots = []
+    for seat in others:
+        for index, code in enumerate(hands[seat]):
+            if code[0] in SHUFFLED_RANKS and not code.endswith("*"):
+                pool.append(code)
+                slots.append((seat, index))
+    rng.shuffle(pool)
+    for (seat, index), code in zip(slots, pool):
+        hands[seat][index] = code
+    if move_guard_card:
+        holder = next((s for s in others if "SJ*" in hands[s]), None)
+        if holder is not None:
+            target = next(s for s in others if s != holder and "BJ*" not in hands[s]
+                          and any(c[0] in SHUFFLED_RANKS for c in hands[s]))
+            swap = next(i for i, c in enumerate(hands[target]) if c[0] in SHUFFLED_RANKS)
+            hands[holder][hands[holder].index("SJ*")], hands[target][swap] = hands[target][swap], "SJ*"
+    return hands
+
+
+def _dealt_hands(rules, seed):
+    """A seeded deal's hands as its seats see them, and its candidate."""
+    state = engine.new_deal(rules, seed=seed)
+    return [list(engine.seat_view(state, s)["hand"]) for s in range(5)], state.candidate
+
+
+def _compare_blind(name, seed, viewer):
+    """Drive two deals through one public history; return how many of the viewer's decisions were
+    compared (views equal, choices equal)."""
+    rules = engine.preset(name)
+    hands, candidate = _dealt_hands(rules, seed)
+    rng = random.Random(seed * 7 + viewer)
+    move_guard = rules.guard_mode == "fixed" and "SJ*" not in hands[viewer]
+    variant = _hidden_variant(hands, viewer, rng, move_guard)
+    assert variant != hands
+    a = engine.new_deal(rules, hands=hands, candidate=candidate, seed=seed)
+    b = engine.new_deal(rules, hands=variant, candidate=candidate, seed=seed)
+    compared = 0
+    for _ in range(MAX_DECISIONS):
+        if a.phase in ENDED or b.phase in ENDED:
+            break
+        seats = engine.to_act(a)
+        if engine.to_act(b) != seats:
+            break
+        seat = seats[0]
+        if seat == viewer:
+            view_a, view_b = engine.seat_view(a, viewer), engine.seat_view(b, viewer)
+            if view_a != view_b:
+                break  # the viewer was shown something different: no longer a pair to compare
+            choice_b = engine.bot_action(view_b)
+            choice_a = engine.bot_action(view_a)
+            assert choice_a == choice_b, f"{name} seed {seed} seat {viewer}: {choice_a} != {choice_b}"
+            compared += 1
+            action = choice_a
+        else:
+            legal_b = set(engine.legal_actions(b, seat))
+            common = [x for x in engine.legal_actions(a, seat) if x in legal_b]
+            if not common:
+                break
+            passing = [x for x in common if x in (PASS, STAY)]
+            action = passing[0] if passing and rng.random() < 0.6 else common[rng.randrange(len(common))]
+        a, b = act(a, seat, action), act(b, seat, action)
+    return compared
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_bot_sees_nothing_hidden_same_choice_when_only_hidden_cards_differ(name):
+    compared = 0
+    for seed in range(3):
+        for viewer in range(5):
+            compared += _compare_blind(name, seed, viewer)
+    assert compared >= 60, f"only {compared} decisions compared"
+
+
+def test_bot_ignores_which_other_seat_holds_a_hidden_guard_card():
+    """weihai: seat 0 is emperor (BJ*), the guard card SJ* sits with seat 2 or with seat 3; seat 1,
+    a commoner who cannot know which, answers the emperor's lead the same in both deals."""
+    base = ["BJ* 2S KS KH 9C 9D", "7S 7H 8S 8H QS TD", "SJ* AS AH JC JD 8C", "AC AD QC QD TC TH",
+            "KC KD JS JH 9S 9H"]
+    swapped = list(base)
+    swapped[2], swapped[3] = base[2].replace("SJ*", "AC"), base[3].replace("AC", "SJ*")
+    a, b = deal("weihai", base), deal("weihai", swapped)
+    a, b = act(a, 0, Action("accept")), act(b, 0, Action("accept"))
+    while a.phase.endswith("_window"):
+        seat = engine.to_act(a)[0]
+        a, b = act(a, seat, STAY), act(b, seat, STAY)
+    assert a.phase == b.phase == "play"
+    a, b = act(a, 0, P("9C 9D")), act(b, 0, P("9C 9D"))
+    view_a, view_b = engine.seat_view(a, 1), engine.seat_view(b, 1)
+    assert view_a == view_b
+    assert engine.bot_action(view_a) == engine.bot_action(view_b)
+
+
+# --- what the bots module may import ---------------------------------------------------------------
+
+
+def test_bots_import_only_the_engine_and_the_standard_library():
+    files = sorted(BOTS_DIR.glob("*.py"))
+    assert files, "no bots package found"
+    outside = []
+    for path in files:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 0 and node.module.split(".")[0] not in sys.stdlib_module_names:
+                    outside.append((path.name, node.module))
+                if node.level > 2:
+                    outside.append((path.name, "." * node.level + (node.module or "")))
+            elif isinstance(node, ast.Import):
+                outside += [(path.name, alias.name) for alias in node.names
+                            if alias.name.split(".")[0] not in sys.stdlib_module_names]
+    assert outside == [], f"imports outside the engine and the standard library: {outside}"
+
+
+def test_bot_action_is_a_function_of_the_view_dict_alone():
+    """It takes the served JSON (a plain dict); handing it a State is a mistake it refuses."""
+    state = engine.new_deal(engine.preset("pagat"), seed=5)
+    seat = engine.to_act(state)[0]
+    view = engine.seat_view(state, seat)
+    assert engine.bot_action(dict(view)) == engine.bot_action(view)
+    with pytest.raises((TypeError, KeyError)):
+        engine.bot_action(state)
+
+
+# --- heuristics --------------------------------------------------------------------------------------
+
+
+def _weihai_open_solo(hands):
+    """Seat 0 holds BJ* and declares an open solo (明独); everyone stays in the kick window. The other
+    four then all know they are partners against seat 0 (RULES §3.1)."""
+    state = act(deal("weihai", hands), 0, SOLO)
+    while state.phase.endswith("_window"):
+        state = act(state, engine.to_act(state)[0], STAY)
+    assert state.phase == "play" and engine.to_act(state) == (0,)
+    return state
+
+
+def _bot(state, seat):
+    assert engine.to_act(state) == (seat,)
+    return engine.bot_action(engine.seat_view(state, seat))
+
+
+def test_bot_does_not_beat_a_known_partner_who_holds_the_trick():
+    hands = ["BJ* 7C 8C 9C TC JC QC KC AC 2C", "QS 9S 9H 8S 8H TS TH JS JH", "AS AH 2S TD JD 7D 8D 9D QD",
+             "7S 7H 8H 9S TS JS QH KH 2H", "KS KD QS JH TH 9H 8S 7S 2D"]
+    state = _weihai_open_solo(hands)
+    state = act(state, 0, P("7C"))
+    state = act(state, 1, P("QS"))  # seat 1, a partner of seat 2 against the soloist, holds the trick
+    assert Action("play", ("2S",)) in engine.legal_actions(state, 2)  # a whole set it would play on a foe
+    assert _bot(state, 2) == PASS
+
+
+def test_bot_beats_the_soloist_when_it_can_win_the_trick_cheaply():
+    hands = ["BJ* 7C 8C 9C TC JC QC KC AC 2C", "QS 9S 9H 8S 8H TS TH JS JH", "AS AH 2S TD JD 7D 8D 9D QD",
+             "7S 7H 8H 9S TS JS QH KH 2H", "KS KD QS JH TH 9H 8S 7S 2D"]
+    state = _weihai_open_solo(hands)
+    state = act(state, 0, P("7C"))
+    choice = _bot(state, 1)
+    assert choice.type == "play" and choice.cards == ("QS",)  # a whole one-card set, not a broken pair
+
+
+def test_bot_leads_the_set_holding_its_lowest_card():
+    hands = ["BJ* 8C 8D 9C 9D 9H KC KD KH AS", "7S 7H 8S 8H TS TH JS JH QS", "AH 2S TD JD 7D 8D 9S QD QH",
+             "TC JC QC KS AC AD 2C 2D 2H", "JD TC QS KS 9S 8S 7C 7H QH"]
+    state = act(deal("weihai", hands), 0, Action("accept"))
+    while state.phase.endswith("_window"):
+        state = act(state, engine.to_act(state)[0], STAY)
+    choice = _bot(state, 0)
+    assert choice.type == "play" and sorted(choice.cards) == ["8C", "8D"]
+
+
+def _soloist_leads_a_king(soloist_rest):
+    """Seat 4 claims an open solo in the solo window (明独) and leads a king; seat 0, next to act,
+    can beat it only with its big joker (BJ*, a plain joker once a solo is open, RULES §2.5)."""
+    hands = ["BJ* 7S 7H 8S 8H 9S 9H TS TH", "7D 8D 9D TD JD QD AD 2D", "7C 8C 9C TC JC QC AC 2C",
+             "JS JH QS QH 2S 2H AS AH", "KS " + soloist_rest]
+    state = act(deal("weihai", hands), 0, Action("accept"))
+    state = answer_window(state, {4: SOLO}, expect="solo_window")
+    while state.phase.endswith("_window"):
+        state = act(state, engine.to_act(state)[0], STAY)
+    assert engine.seat_view(state, 0)["roles"][4] == "soloist"
+    return act(state, 4, P("KS"))
+
+
+def test_bot_spends_a_joker_to_stop_an_opponent_with_one_card_left():
+    state = _soloist_leads_a_king("QC")
+    assert engine.seat_view(state, 0)["counts"][4] == 1
+    assert _bot(state, 0) == Action("play", ("BJ*",))
+
+
+def test_bot_keeps_its_joker_when_the_opponent_is_far_from_out():
+    state = _soloist_leads_a_king("QC 9C 9D TC TD JC 8C 8D 7C")
+    assert engine.seat_view(state, 0)["counts"][4] == 9
+    assert _bot(state, 0) == PASS
+
+
+def test_bot_leads_a_set_larger_than_a_nearly_out_opponents_hand():
+    """The soloist holds two cards: any pair or single could let him out, a triple cannot be answered
+    (an answer has as many cards as the play), so the bot leads its triple, not its lowest card."""
+    hands = ["BJ* 7C 8C", "TS 7S 8S 8H 9S 9H 9D", "7D 8D TD JD QD KD AD 2D", "7H 9C TC JC QC KC AC 2C",
+             "KS QH 2S 2H AS AH KH TH"]
+    state = _weihai_open_solo(hands)
+    state = act(state, 0, P("7C"))
+    state = act(state, 1, P("TS"))
+    for seat in (2, 3, 4, 0):
+        state = act(state, seat, PASS)
+    assert engine.seat_view(state, 1)["counts"][0] == 2
+    choice = _bot(state, 1)
+    assert choice.type == "play" and sorted(choice.cards) == ["9D", "9H", "9S"]
+
+
+def test_bot_keeps_must_last_sixes_for_its_last_play():
+    """weihai 憋6: the sixes go only with the last play, so the bot leads its other set first and then
+    goes out with the sixes (RULES §1 "Must-play-last")."""
+    hands = ["BJ* 6S 6H KC KD KH", "7S 7H 8S 8H TS TH", "7D 8D 9D TD JD QD", "7C 8C 9C TC JC QC",
+             "JS JH QS QH AS AH"]
+    state = act(deal("weihai", hands), 0, Action("accept"))
+    while state.phase.endswith("_window"):
+        state = act(state, engine.to_act(state)[0], STAY)
+    first = _bot(state, 0)
+    assert first.type == "play" and not any(c.startswith("6") for c in first.cards)
+
+
+# --- levels ------------------------------------------------------------------------------------------
+
+
+def test_easy_differs_from_normal_and_both_are_deterministic():
+    rules = engine.preset("lianzhong_simple")
+    state = engine.new_deal(rules, seed=11)
+    differs = 0
+    for _ in range(400):
+        if state.phase in ENDED:
+            break
+        seat = engine.to_act(state)[0]
+        view = engine.seat_view(state, seat)
+        normal = engine.bot_action(view)
+        easy = engine.bot_action(view, level="easy", rng=random.Random(len(view["hand"]) + seat))
+        assert easy == engine.bot_action(view, level="easy", rng=random.Random(len(view["hand"]) + seat))
+        assert easy in engine.legal_actions(state, seat)
+        assert normal == engine.bot_action(view, level="normal", rng=random.Random(99))
+        differs += easy != normal
+        state = act(state, seat, normal)
+    assert differs > 0
+
+
+def test_unknown_level_is_a_value_error():
+    state = engine.new_deal(engine.preset("weihai"), seed=1)
+    view = engine.seat_view(state, engine.to_act(state)[0])
+    with pytest.raises(ValueError):
+        engine.bot_action(view, level="grandmaster")
