@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -19,6 +20,9 @@ if settings.BENCH_ENDPOINTS:
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # OAuth 2 for third-party apps (django-oauth-toolkit): authorize (the consent page), token, revoke.
+    path("o/login/", auth_views.LoginView.as_view(template_name="oauth/login.html"), name="oauth-login"),
+    path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
