@@ -8,6 +8,8 @@ user may have now.
 
 from django.db import models
 
+from accounts.models import AuthToken
+
 
 class Scope(models.TextChoices):
     READ = "read", "Read everything you can see (every GET)."
@@ -37,10 +39,10 @@ def scopes_granted(*, user, auth) -> frozenset[str]:
     `auth` is our AuthToken (login or personal) or django-oauth-toolkit's AccessToken (its `scope` is
     a space-separated string)."""
     allowed = scopes_allowed(user=user)
-    token_scopes = getattr(auth, "scopes", None)
-    if token_scopes is not None:
-        return allowed & frozenset(token_scopes)
+    if isinstance(auth, AuthToken):
+        return allowed if auth.scopes is None else allowed & frozenset(auth.scopes)
     oauth_scope = getattr(auth, "scope", None)
     if isinstance(oauth_scope, str):
         return allowed & frozenset(oauth_scope.split())
-    return allowed
+    # Nothing else authenticates the API (accounts.authentication); grant nothing to the unknown.
+    return frozenset()

@@ -293,6 +293,7 @@ PERSONAL_TOKEN_MAX_DAYS = int(os.environ.get("PERSONAL_TOKEN_MAX_DAYS", "366"))
 # same scopes as personal access tokens. The consent page needs a signed-in session: /o/login/.
 INSTALLED_APPS.append("oauth2_provider")
 LOGIN_URL = "oauth-login"
+LOGIN_REDIRECT_URL = "oauth2_provider:list"
 OAUTH2_PROVIDER = {
     "SCOPES": {
         "read": "Read everything you can see",

@@ -164,3 +164,14 @@ def test_a_code_with_the_wrong_verifier_gets_no_token(live_server, application):
             scope="read",
             wrong_verifier=True,
         )
+
+
+def test_the_sign_in_page_counts_wrong_passwords_like_the_api(client, settings, make_user):
+    settings.LOGIN_FAILURES_MAX = 2
+    user, _ = make_user()
+    for _ in range(2):
+        page = client.post("/o/login/", {"username": user.username, "password": "wrong-password"})
+        assert page.status_code == 200 and "Wrong username or password" in page.content.decode()
+    # Locked: even the right password is refused now, and no session is opened.
+    page = client.post("/o/login/", {"username": user.username, "password": "correct-horse-9"})
+    assert page.status_code == 200 and "_auth_user_id" not in client.session
