@@ -110,8 +110,11 @@ def webhook_message_deliver(*, message_id: int) -> bool:
     )
     retry_in = None
     with transaction.atomic():
-        webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
-        message = WebhookMessage.objects.select_for_update().get(pk=message.pk)
+        # Lock order: webhook, then message (as _disable's update of the webhook's messages).
+        webhook = Webhook.objects.select_for_update().filter(pk=webhook.pk).first()
+        message = WebhookMessage.objects.select_for_update().filter(pk=message.pk).first()
+        if webhook is None or message is None:
+            return True  # deleted by its owner while the attempt was under way
         WebhookDelivery.objects.create(
             message=message,
             attempt=message.attempts,

@@ -35,6 +35,9 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     "game-trustee": {"POST": PLAY},
     "bench-bare": {"POST": PLAY},
     "report-create": {"POST": PLAY},
+    # Matchmaking tickets (CONTRACT §5): taking one and cancelling it is playing.
+    "ticket-create": {"POST": PLAY},
+    "ticket-detail": {"DELETE": PLAY},
     "webhooks": {"GET": WEBHOOKS, "POST": WEBHOOKS},
     "webhook-detail": {"GET": WEBHOOKS, "DELETE": WEBHOOKS},
     "webhook-deliveries": {"GET": WEBHOOKS},
