@@ -102,3 +102,52 @@ def test_logout_all_ends_personal_tokens_too(make_user, make_client):
     key = _create(client, name="x", scopes=["read"]).json()["token"]
     assert client.post("/api/v1/auth/logout-all").status_code == 204
     assert_error(make_client(key).get("/api/v1/me"), 401, "not_authenticated")
+
+
+def _oauth_token(user, *, scope: str, expires_in: timedelta):
+    from oauth2_provider.models import get_access_token_model, get_application_model
+
+    app = get_application_model().objects.create(
+        name="app",
+        user=user,
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:8765/cb",
+    )
+    return get_access_token_model().objects.create(
+        user=user,
+        application=app,
+        token=f"oauth-{user.pk}-{scope.replace(' ', '-')}",
+        scope=scope,
+        expires=timezone.now() + expires_in,
+    )
+
+
+def test_an_oauth_token_holds_its_granted_scopes_only(make_user, make_client):
+    user, _ = make_user()
+    access = _oauth_token(user, scope="read moderation", expires_in=timedelta(hours=1))
+    client = make_client(access.token)
+    assert client.get("/api/v1/me").json()["id"] == user.pk
+    assert_error(client.post("/api/v1/tables", {"preset": "weihai"}, format="json"), 403, "missing_scope")
+    # `moderation` granted to someone who is not staff is no moderation.
+    assert_error(client.get("/api/v1/moderation/audit"), 403, "permission_denied")
+    assert_error(
+        client.post("/api/v1/auth/tokens", {"name": "m", "scopes": ["moderation"]}, format="json"),
+        403,
+        "missing_scope",
+    )
+
+
+def test_an_expired_oauth_token_is_401(make_user, make_client):
+    user, _ = make_user()
+    access = _oauth_token(user, scope="read play", expires_in=-timedelta(seconds=1))
+    assert_error(make_client(access.token).get("/api/v1/me"), 401, "not_authenticated")
+
+
+def test_logging_out_with_an_oauth_token_revokes_it(make_user, make_client):
+    user, _ = make_user()
+    access = _oauth_token(user, scope="read", expires_in=timedelta(hours=1))
+    client = make_client(access.token)
+    assert client.post("/api/v1/auth/logout").status_code == 204
+    assert_error(client.get("/api/v1/me"), 401, "not_authenticated")
+    assert AuthToken.objects.filter(revoked_at__isnull=False).count() == 0  # none of ours touched
