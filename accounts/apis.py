@@ -19,6 +19,7 @@ class UserOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
     is_guest = serializers.BooleanField()
     is_staff = serializers.BooleanField()
+    is_bot = serializers.BooleanField(help_text="An integrator's bot account (or a seat the server plays).")
     banned = serializers.SerializerMethodField(help_text="An active `ban` sanction (GET me/restrictions).")
 
     def get_banned(self, user) -> bool:
@@ -55,7 +56,9 @@ class AuthEmptyInputSerializer(StrictInputSerializer):
     pass
 
 
-_USER_EXAMPLE = {"id": 7, "username": "lihua", "is_guest": False, "is_staff": False, "banned": False}
+_USER_EXAMPLE = {
+    "id": 7, "username": "lihua", "is_guest": False, "is_staff": False, "is_bot": False, "banned": False
+}
 _TOKEN = "3f2a6c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49"
 
 

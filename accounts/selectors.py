@@ -6,7 +6,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, User
+from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, TokenKind, User
 from config.api.errors import ApiError, ErrorCode
 
 
@@ -30,6 +30,12 @@ def token_get_active(*, key: str) -> AuthToken | None:
     )
     if token is None:
         return None
+    if token.kind == TokenKind.PERSONAL:
+        # A personal token's expiry is fixed; its last use is written at most once a minute.
+        if token.last_used_at is None or token.last_used_at < now - timedelta(seconds=60):
+            token.last_used_at = now
+            AuthToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        return token
     ttl = token_ttl()
     if token.expires_at < now + ttl - min(ttl / 10, timedelta(days=1)):
         token.expires_at, token.last_used_at = now + ttl, now
@@ -107,3 +113,12 @@ def user_ratings(*, user_id: int, history: int = 50) -> list[dict]:
         )
         result.append({"rating": rating, "history": changes})
     return result
+
+
+def personal_tokens(*, user: User) -> list[AuthToken]:
+    """The user's personal access tokens that still work, newest first."""
+    return list(
+        AuthToken.objects.filter(
+            user=user, kind=TokenKind.PERSONAL, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        ).order_by("-created_at", "-id")
+    )

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.feed import feed_append_many
+from accounts.webhooks.outbox import webhook_enqueue
 from config import metrics, wakeups
 from games import engine, selectors
 from games.models import Event, Game, GameStatus
@@ -224,6 +225,8 @@ def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
             "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
         ]
     )
+    if not aborted:  # webhooks (CONTRACT §7): the final view, to the table's creator, players and staff
+        webhook_enqueue(event="game.over", data=selectors.game_final_view(game=game), user_ids=[*game.seat_user_ids, game.table.creator_id], table_id=game.table_id)  # noqa: E501
     outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
     metrics.record_deal_end(preset=game.preset, outcome=outcome)
     if _deal_end_subscriber is not None:

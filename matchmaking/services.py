@@ -4,6 +4,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from accounts.webhooks.outbox import webhook_enqueue
 from config.api.errors import ApiError, ErrorCode
 from games import engine
 from games import selectors as game_selectors
@@ -120,7 +121,9 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
         setup.update(table.setups[number])
     seats: list[dict | None] = [None] * 5
     for row in Seat.objects.filter(table=table).select_related("user"):
-        seats[row.seat] = {"user_id": row.user_id, "username": row.user.username, "is_bot": row.user.is_bot}
+        # An integrator's bot plays through the API itself; only the server's own bots are played here.
+        is_bot = row.user.is_server_bot
+        seats[row.seat] = {"user_id": row.user_id, "username": row.user.username, "is_bot": is_bot}
     game = game_services.game_start(table=table, number=number, setup=setup, seats=seats)
     table_events.append(table=table, type="deal_started", data={"game": game.pk, "number": number})
     return game
@@ -253,3 +256,5 @@ def _table_close(*, table: Table, reason: str) -> None:
     table.closed_reason = reason
     table.save(update_fields=["status", "closed_reason"])
     table_events.append(table=table, type="table_closed", data={"reason": reason})
+    players = list(Seat.objects.filter(table=table).values_list("user_id", flat=True))
+    webhook_enqueue(event="table.closed", data={"table": table.pk, "status": table.status, "reason": reason, "scores": table.scores}, user_ids=[table.creator_id, *players], table_id=table.pk)  # noqa: E501
