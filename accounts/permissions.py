@@ -25,6 +25,8 @@ class IsNotBanned(BasePermission):
             kinds.append(SanctionKind.QUEUE_BAN)
         if not kinds:
             return True
+        if kinds == [SanctionKind.BAN] and getattr(user, "active_ban_id", "unknown") is None:
+            return True  # the bearer token's query found no active ban (accounts.selectors)
         sanction = selectors.sanction_active(user_id=user.pk, kinds=kinds)
         if sanction is not None:
             raise selectors.banned_error(sanction=sanction)

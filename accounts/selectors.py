@@ -2,11 +2,20 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import F, Q, Value
+from django.db.models import F, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, TokenKind, User
+from accounts.models import (
+    AuthToken,
+    ModerationAction,
+    Rating,
+    RatingChange,
+    Sanction,
+    SanctionKind,
+    TokenKind,
+    User,
+)
 from config.api.errors import ApiError, ErrorCode
 
 
@@ -21,15 +30,21 @@ def token_ttl() -> timedelta:
 def token_get_active(*, key: str) -> AuthToken | None:
     """The unrevoked, unexpired token with this key. Using a token extends it to TOKEN_TTL_DAYS from
     now (sliding expiry); the row is written at most once per tenth of the TTL (at most daily), not
-    on every request."""
+    on every request.
+
+    The same query says whether the user is under an active ban (`active_ban_id` on the user), so
+    the permission that enforces bans (accounts/permissions.py) costs no query of its own."""
     now = timezone.now()
+    bans = _active(Sanction.objects.filter(user_id=OuterRef("user_id"), kind=SanctionKind.BAN), now=now)
     token = (
         AuthToken.objects.select_related("user")
+        .annotate(active_ban_id=Subquery(bans.values("pk")[:1]))
         .filter(key_hash=AuthToken.hash_key(key), revoked_at__isnull=True, expires_at__gt=now)
         .first()
     )
     if token is None:
         return None
+    token.user.active_ban_id = token.active_ban_id
     if token.kind == TokenKind.PERSONAL:
         # A personal token's expiry is fixed; its last use is written at most once a minute.
         if token.last_used_at is None or token.last_used_at < now - timedelta(seconds=60):
