@@ -115,11 +115,39 @@ class GameFinalOutputSerializer(serializers.Serializer):
     )
 
 
+# Which action types carry `cards` / `card` (the engine's Action constructors): any other type given a
+# non-empty value is refused rather than having it silently ignored. An empty list and null carry
+# nothing, so an entry of `legal_actions` can be sent back as it is.
+TYPES_WITH_CARDS = frozenset({"play"})
+TYPES_WITH_CARD = frozenset({"call", "solo"})
+
+
 class GameActionInputSerializer(StrictInputSerializer):
     type = serializers.ChoiceField(choices=ACTION_TYPES)
-    cards = serializers.ListField(child=serializers.CharField(max_length=4), max_length=64, required=False)
-    card = serializers.CharField(max_length=4, allow_null=True, required=False)
+    cards = serializers.ListField(
+        child=serializers.CharField(max_length=4),
+        max_length=64,
+        required=False,
+        help_text="Only for `play` (may be empty or absent otherwise).",
+    )
+    card = serializers.CharField(
+        max_length=4,
+        allow_null=True,
+        required=False,
+        help_text="Only for `call` and `solo` (may be null or absent otherwise).",
+    )
     expected_version = serializers.IntegerField(min_value=0, required=False)
+
+    def validate(self, attrs):
+        action_type = attrs["type"]
+        wrong = {}
+        if attrs.get("cards") and action_type not in TYPES_WITH_CARDS:
+            wrong["cards"] = [f"A {action_type} action has no cards."]
+        if attrs.get("card") is not None and action_type not in TYPES_WITH_CARD:
+            wrong["card"] = [f"A {action_type} action has no card."]
+        if wrong:
+            raise serializers.ValidationError(wrong)
+        return attrs
 
 
 class GameTrusteeInputSerializer(StrictInputSerializer):
