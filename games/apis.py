@@ -13,107 +13,12 @@ from config.api.long_poll import long_poll_view
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
 from games import selectors, services
-from games.models import GameStatus
-
-ACTION_TYPES = (
-    "accept",
-    "decline",
-    "transfer",
-    "solo",
-    "call",
-    "reveal",
-    "rebel",
-    "kick",
-    "stay",
-    "play",
-    "pass",
+from games.event_serializers import game_event_union
+from games.view_serializers import (
+    ACTION_TYPES,
+    GameFinalOutputSerializer,
+    GameViewOutputSerializer,
 )
-
-
-class GameLegalActionOutputSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=ACTION_TYPES)
-    cards = serializers.ListField(child=serializers.CharField())
-    card = serializers.CharField(allow_null=True)
-
-
-class GameTablePlayOutputSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    cards = serializers.ListField(child=serializers.CharField())
-
-
-class GameViewOutputSerializer(serializers.Serializer):
-    """engine.seat_view (or public_view for a spectator) plus the service's fields."""
-
-    id = serializers.IntegerField()
-    table_id = serializers.IntegerField(
-        help_text=("The table's id (CONTRACT §4 calls it `table`, taken by the play to beat).")
-    )
-    number = serializers.IntegerField(help_text="Deal number at the table, from 0.")
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    version = serializers.IntegerField(help_text="Rises by one per applied action.")
-    deadline = serializers.DateTimeField(
-        allow_null=True, help_text="When the current prompt times out (UTC)."
-    )
-    players = serializers.ListField(
-        child=serializers.CharField(allow_null=True), help_text="Usernames by seat."
-    )
-    trustee = serializers.ListField(child=serializers.BooleanField(), help_text="Seats on 托管.")
-    unscored = serializers.BooleanField(
-        help_text="The deal ended with all five seats on trustee: kept, but not scored or rated (RULES §5)."
-    )
-    phase = serializers.ChoiceField(
-        choices=(
-            "emperor_selection",
-            "call",
-            "solo_window",
-            "declaration_window",
-            "kick_window",
-            "play",
-            "over",
-            "void",
-        )
-    )
-    seat = serializers.IntegerField(
-        allow_null=True, required=False, help_text="The viewer's seat; absent or null for spectators."
-    )
-    hand = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="Own cards (seated only)."
-    )
-    counts = serializers.ListField(
-        child=serializers.JSONField(), help_text='Cards per seat; laowang shows ">10".'
-    )
-    roles = serializers.ListField(child=serializers.CharField(allow_null=True))
-    emperor = serializers.IntegerField(allow_null=True)
-    candidate = serializers.IntegerField(allow_null=True)
-    called_card = serializers.CharField(allow_null=True)
-    window = serializers.JSONField(allow_null=True, help_text='{"kind": ...} or null; never who answered.')
-    table = GameTablePlayOutputSerializer(allow_null=True, help_text="The play to beat, or null.")
-    passed = serializers.ListField(child=serializers.IntegerField())
-    turn = serializers.IntegerField(allow_null=True)
-    places = serializers.ListField(child=serializers.IntegerField(allow_null=True))
-    multiplier = serializers.JSONField()
-    legal_actions = GameLegalActionOutputSerializer(many=True, required=False, help_text="Own legal actions.")
-
-    class Meta:
-        ref_name = "GameView"
-
-
-class GameFinalOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    table_id = serializers.IntegerField()
-    version = serializers.IntegerField()
-    phase = serializers.ChoiceField(choices=("over", "void"))
-    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
-    seed = serializers.JSONField()
-    actions = serializers.ListField(child=serializers.JSONField())
-    scores = serializers.ListField(child=serializers.IntegerField())
-    tribute = serializers.JSONField()
-    next_start_seat = serializers.IntegerField()
-    void = serializers.BooleanField()
-    unscored = serializers.BooleanField(
-        help_text="All five seats were on trustee at the end: `scores` are not added to the table's."
-    )
-
 
 # Which action types carry `cards` / `card` (the engine's Action constructors): any other type given a
 # non-empty value is refused rather than having it silently ignored. An empty list and null carry
@@ -160,10 +65,7 @@ class GameEventsQueryInputSerializer(serializers.Serializer):
 
 
 class GameEventsOutputSerializer(serializers.Serializer):
-    events = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="Event dicts with `type`, `seat`, `seq`; redacted for the caller.",
-    )
+    events = game_event_union(many=True, help_text="The events after `after` that you may see, in order.")
     last_seq = serializers.IntegerField(help_text="Pass as `after` next time.")
     version = serializers.IntegerField()
 

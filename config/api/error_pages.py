@@ -55,7 +55,9 @@ def _as_error_shape(request, response):
         return response
     code, message = _CODE_OF_STATUS.get(
         response.status_code,
-        (ErrorCode.SERVER_ERROR, "Server error.") if response.status_code >= 500 else (ErrorCode.INVALID_REQUEST, "Bad request."),
+        (ErrorCode.SERVER_ERROR, "Server error.")
+        if response.status_code >= 500
+        else (ErrorCode.INVALID_REQUEST, "Bad request."),
     )
     error = ApiError(code, message, status_code=response.status_code)
     replaced = JsonResponse(error.body(), status=response.status_code)

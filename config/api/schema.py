@@ -1,6 +1,6 @@
 """OpenAPI pieces shared by every endpoint: the error body and its documented responses."""
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from config.api.errors import ErrorCode, status_for_code
@@ -60,3 +60,14 @@ def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiRespon
             ErrorSerializer, description=", ".join(status_codes), examples=examples
         )
     return responses
+
+
+def type_field(value: str) -> serializers.Field:
+    """An event's `type`, declared as the one string it is (a single-value enum): the member of a
+    union discriminated on `type` that a generated client decodes."""
+
+    @extend_schema_field({"type": "string", "enum": [value]})
+    class EventTypeField(serializers.CharField):
+        pass
+
+    return EventTypeField()
