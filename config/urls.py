@@ -23,7 +23,11 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files: no CDN, so they work offline.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path(
+        "api/redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
+        name="redoc",
+    ),
     # Operator endpoints, outside /api/ and out of the OpenAPI schema (plain Django views).
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
+from config.api.serializers import StrictInputSerializer, refuse_body_fields
 from games.models import GameStatus
 from matchmaking import selectors, services
 from matchmaking.models import PenaltyReason, TableStatus
@@ -232,6 +232,7 @@ class TableLeaveApi(APIView):
         description="Leaving a running deal costs 40 points; the seat plays on in trustee until it ends.",
     )
     def post(self, request, table_id: int):
+        refuse_body_fields(request)
         table = services.table_leave(table_id=table_id, user=request.user)
         return Response(selectors.table_detail(table=table, user=request.user, was_member=True))
 
@@ -257,6 +258,7 @@ class TableSeatRemoveApi(APIView):
         ),
     )
     def post(self, request, table_id: int, seat: int):
+        refuse_body_fields(request)
         if not request.user.is_staff:
             raise ApiError(ErrorCode.PERMISSION_DENIED, "Only staff may remove players.")
         table = moderation_services.player_remove(

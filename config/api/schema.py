@@ -27,6 +27,28 @@ _EXTRAS = {
 }
 
 
+def error_schema(codes: list[str]) -> dict:
+    """The error body with `code` limited to the codes this endpoint answers with this status, so a
+    generated client knows each endpoint's codes (the `Error` schema lists them all)."""
+    return {
+        "type": "object",
+        "description": "The one error body.",
+        "properties": {
+            "code": {"type": "string", "enum": list(codes)},
+            "message": {"type": "string", "description": "For people; may change."},
+            "extra": {
+                "type": "object",
+                "additionalProperties": {},
+                "description": (
+                    "Details: field errors as `fields: {name: [messages]}`; `stale_version` carries "
+                    "`version`, `banned` `kind` and `expires_at`, `throttled` `retry_after`."
+                ),
+            },
+        },
+        "required": ["code", "message", "extra"],
+    }
+
+
 def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiResponse]:
     """The documented error responses of an endpoint: one entry per status, one example per code.
 
@@ -57,7 +79,7 @@ def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiRespon
                 )
             )
         responses[status_code] = OpenApiResponse(
-            ErrorSerializer, description=", ".join(status_codes), examples=examples
+            error_schema(status_codes), description=", ".join(status_codes), examples=examples
         )
     return responses
 

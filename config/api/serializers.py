@@ -10,3 +10,11 @@ class StrictInputSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
         return super().to_internal_value(data)
+
+
+class EmptyInputSerializer(StrictInputSerializer):
+    """The body of an endpoint that takes none: absent or `{}`; any field in it is unknown (a 400)."""
+
+
+def refuse_body_fields(request) -> None:
+    EmptyInputSerializer(data=request.data or {}).is_valid(raise_exception=True)
