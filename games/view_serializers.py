@@ -77,7 +77,7 @@ class SeatActionField(serializers.JSONField):
 
 
 class GameOptionsOutputSerializer(serializers.Serializer):
-    """The preset's table options (RULES §6); only the lianzhong presets have any."""
+    """The preset's table options (docs/rules.md §6); only the lianzhong presets have any."""
 
     qiangdu = serializers.BooleanField(required=False)
     must_last = serializers.ChoiceField(choices=(6,), allow_null=True, required=False)
@@ -119,7 +119,7 @@ class _GameFieldsSerializer(serializers.Serializer):
 
     id = serializers.IntegerField()
     table_id = serializers.IntegerField(
-        help_text="The table's id (CONTRACT §4 calls it `table`, a name the play to beat already has)."
+        help_text="The table's id (`table` is the play to beat)."
     )
     number = serializers.IntegerField(help_text="Deal number at the table, from 0.")
     status = serializers.ChoiceField(choices=GameStatus.choices)
@@ -192,7 +192,7 @@ class GameViewOutputSerializer(_PublicFieldsSerializer):
 
 
 class GameTributeOutputSerializer(serializers.Serializer):
-    """The tribute the next deal owes (RULES §4)."""
+    """The tribute the next deal owes (docs/rules.md §4)."""
 
     gives = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),

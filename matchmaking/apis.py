@@ -40,7 +40,7 @@ class TableSetupInputSerializer(StrictInputSerializer):
 
 class TableCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=PRESETS)
-    options = serializers.DictField(required=False, default=dict, help_text="Preset options (RULES §6).")
+    options = serializers.DictField(required=False, default=dict, help_text="Preset options (docs/rules.md §6).")
     settings = TableSettingsInputSerializer(required=False)
     deals = serializers.IntegerField(
         min_value=0,
@@ -254,7 +254,7 @@ class TableSeatRemoveApi(APIView):
         },
         description=(
             "Staff only: remove the player of a seat. During a running deal this costs him 40 points "
-            "(a `removed` penalty in his history) and the seat plays on in trustee (RULES §5)."
+            "(a `removed` penalty in his history) and the seat plays on in trustee (docs/rules.md §5)."
         ),
     )
     def post(self, request, table_id: int, seat: int):
@@ -318,7 +318,7 @@ class UserHistoryApi(APIView):
                 status_codes=["200"],
             )
         ],
-        description="A player's penalties (RULES §5): visible to the player and to staff.",
+        description="A player's penalties (docs/rules.md §5): visible to the player and to staff.",
     )
     def get(self, request, user_id: int):
         penalties = selectors.user_penalties(user_id=user_id, viewer=request.user)

@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 
 class StrictInputSerializer(serializers.Serializer):
-    """An input serializer that rejects unknown fields (CONTRACT §3: an unknown field is a 400)."""
+    """Unknown fields are refused: `400 invalid_request` with `extra.fields.<name>: ["Unknown field."]`."""
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
