@@ -40,7 +40,9 @@ class TableSetupInputSerializer(StrictInputSerializer):
 
 class TableCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=PRESETS)
-    options = serializers.DictField(required=False, default=dict, help_text="Preset options (docs/rules.md §6).")
+    options = serializers.DictField(
+        required=False, default=dict, help_text="Preset options (docs/rules.md §6)."
+    )
     settings = TableSettingsInputSerializer(required=False)
     deals = serializers.IntegerField(
         min_value=0,

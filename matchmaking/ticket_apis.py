@@ -22,7 +22,9 @@ from matchmaking.models import TicketStatus
 
 class TicketCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=engine.PRESETS)
-    options = serializers.DictField(required=False, default=dict, help_text="Preset options (docs/rules.md §6).")
+    options = serializers.DictField(
+        required=False, default=dict, help_text="Preset options (docs/rules.md §6)."
+    )
     rated = serializers.BooleanField(required=False, default=True)
     bots = serializers.BooleanField(
         required=False,
