@@ -70,7 +70,7 @@ class GameEventsOutputSerializer(serializers.Serializer):
     version = serializers.IntegerField()
 
 
-_VIEW_EXAMPLE = {
+_GAME_EXAMPLE = {
     "id": 12,
     "table_id": 3,
     "number": 0,
@@ -80,24 +80,57 @@ _VIEW_EXAMPLE = {
     "players": ["ann", "bo", "cai", "dan", "eve"],
     "trustee": [False] * 5,
     "unscored": False,
+    "preset": "weihai",
+    "options": {},
     "phase": "play",
-    "seat": 2,
-    "hand": ["BJ", "2S", "2H", "AS", "9D"],
+    "start_seat": 0,
     "counts": [30, 33, 33, 33, 33],
     "roles": ["emperor", None, "commoner", None, None],
     "emperor": 0,
     "candidate": None,
     "called_card": None,
+    "solo": None,
     "window": None,
-    "table": {"seat": 0, "cards": ["5S"]},
+    "declarations": [],
+    "table": {"seat": 0, "cards": ["5S"], "bomb": False},
     "passed": [1],
     "turn": 2,
     "places": [None] * 5,
     "multiplier": 1,
+    "pile": 0,
+    "to_act": [2],
+}
+_VIEW_EXAMPLE = {
+    **_GAME_EXAMPLE,
+    "seat": 2,
+    "hand": ["BJ", "2S", "2H", "AS", "9D"],
     "legal_actions": [
         {"type": "pass", "cards": [], "card": None},
         {"type": "play", "cards": ["9D"], "card": None},
     ],
+}
+_FINAL_EXAMPLE = {
+    **_GAME_EXAMPLE,
+    "status": "over",
+    "version": 187,
+    "deadline": None,
+    "phase": "over",
+    "counts": [0, 0, 2, 1, 1],
+    "roles": ["emperor", "commoner", "commoner", "guard", "commoner"],
+    "table": None,
+    "passed": [],
+    "turn": None,
+    "places": [1, 2, 5, 3, 4],
+    "to_act": [],
+    "guard": 3,
+    "hands": [["BJ*", "2S", "9D"], ["SJ", "AH"], ["KC"], ["SJ*", "7H"], ["6D"]],
+    "aside": [],
+    "seed": 5830471920,
+    "actions": [[0, {"type": "accept", "cards": [], "card": None}]],
+    "scores": [4, -1, -1, 4, -6],
+    "tribute": {"gives": [], "takes": [], "guard_middle": None, "jokers": False},
+    "next_start_seat": 0,
+    "void": False,
 }
 _GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
@@ -136,19 +169,7 @@ class GameFinalApi(APIView):
         examples=[
             OpenApiExample(
                 "final",
-                value={
-                    "id": 12,
-                    "table_id": 3,
-                    "version": 187,
-                    "phase": "over",
-                    "hands": [["BJ*", "2S", "9D"], ["SJ", "AH"], ["KC"], ["7S", "7H"], ["6D"]],
-                    "seed": 5830471920,
-                    "actions": [[0, {"type": "accept", "cards": [], "card": None}]],
-                    "scores": [8, 8, 8, 8, -32],
-                    "tribute": None,
-                    "next_start_seat": 4,
-                    "void": False,
-                },
+                value=_FINAL_EXAMPLE,
                 response_only=True,
                 status_codes=["200"],
             )
