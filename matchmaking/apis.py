@@ -14,6 +14,7 @@ from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer, refuse_body_fields
 from games.models import GameStatus
+from games.view_serializers import GameOptionsOutputSerializer
 from matchmaking import selectors, services
 from matchmaking.models import PenaltyReason, TableStatus
 from matchmaking.moderation import services as moderation_services
@@ -97,7 +98,7 @@ class TableDetailOutputSerializer(serializers.Serializer):
         allow_null=True, help_text="Shown to members, and to everyone for a public table."
     )
     preset = serializers.CharField()
-    options = serializers.DictField()
+    options = GameOptionsOutputSerializer(help_text="The preset's options (docs/rules.md §6).")
     settings = TableSettingsOutputSerializer()
     deals = serializers.IntegerField()
     deals_done = serializers.IntegerField()

@@ -16,6 +16,7 @@ from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
 from games import engine
+from games.view_serializers import GameOptionsOutputSerializer
 from matchmaking import selectors, tickets
 from matchmaking.models import TicketStatus
 
@@ -43,7 +44,7 @@ class TicketOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=TicketStatus.choices)
     preset = serializers.CharField()
-    options = serializers.DictField()
+    options = GameOptionsOutputSerializer(help_text="The preset's options (docs/rules.md §6).")
     rated = serializers.BooleanField()
     bots = serializers.BooleanField()
     party = serializers.CharField(allow_blank=True)
