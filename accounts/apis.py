@@ -10,7 +10,7 @@ from accounts.models import SanctionKind
 from accounts.usernames import username_normalize
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
+from config.api.serializers import StrictInputSerializer, refuse_body_fields
 from games.engine.rules import PRESETS
 
 
@@ -147,6 +147,7 @@ class AuthGuestApi(_AuthEndpoint):
         ],
     )
     def post(self, request):
+        refuse_body_fields(request)
         user, key = services.user_register_guest()
         return Response(
             {"user": UserOutputSerializer(user).data, "token": key}, status=status.HTTP_201_CREATED
@@ -170,6 +171,7 @@ class AuthLogoutApi(APIView):
         ),
     )
     def post(self, request):
+        refuse_body_fields(request)
         services.token_revoke(token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -188,6 +190,7 @@ class AuthLogoutAllApi(APIView):
         description="Revokes every token of the caller (a lost phone, a leaked token). Allowed while banned.",
     )
     def post(self, request):
+        refuse_body_fields(request)
         services.tokens_revoke_all(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -13,16 +13,17 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import feed
+from accounts.models import SanctionKind
 from config import shutdown, wakeups
 from config.api.errors import ErrorCode
 from config.api.long_poll import long_poll_view
-from config.api.schema import error_responses
+from config.api.schema import error_responses, type_field
 from config.api.serializers import StrictInputSerializer
 
 FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")
@@ -33,21 +34,62 @@ class FeedQueryInputSerializer(StrictInputSerializer):
     wait = serializers.FloatField(min_value=0, required=False, default=0)
 
 
-class FeedEventOutputSerializer(serializers.Serializer):
+class TicketMatchedEventOutputSerializer(serializers.Serializer):
+    type = type_field("ticket_matched")
     seq = serializers.IntegerField()
-    type = serializers.ChoiceField(choices=FEED_EVENT_TYPES)
-    ticket = serializers.IntegerField(required=False, help_text="ticket_matched")
-    table = serializers.IntegerField(required=False, help_text="ticket_matched, deal_started")
-    game = serializers.IntegerField(required=False, help_text="ticket_matched, deal_started, your_turn")
-    seat = serializers.IntegerField(required=False, help_text="ticket_matched, deal_started")
-    version = serializers.IntegerField(required=False, help_text="your_turn: the version that prompts you")
-    deadline = serializers.DateTimeField(required=False, allow_null=True, help_text="your_turn")
-    kind = serializers.CharField(required=False, help_text="sanction: ban or queue_ban")
-    expires_at = serializers.DateTimeField(required=False, allow_null=True, help_text="sanction")
+    ticket = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.IntegerField()
+    seat = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TicketMatchedEvent"
+
+
+class FeedDealStartedEventOutputSerializer(serializers.Serializer):
+    type = type_field("deal_started")
+    seq = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.IntegerField()
+    seat = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "FeedDealStartedEvent"
+
+
+class YourTurnEventOutputSerializer(serializers.Serializer):
+    type = type_field("your_turn")
+    seq = serializers.IntegerField()
+    game = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="The version that prompts you.")
+    deadline = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "YourTurnEvent"
+
+
+class SanctionEventOutputSerializer(serializers.Serializer):
+    type = type_field("sanction")
+    seq = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=SanctionKind.choices)
+    expires_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "SanctionEvent"
+
+
+FEED_EVENTS = {
+    "ticket_matched": TicketMatchedEventOutputSerializer,
+    "deal_started": FeedDealStartedEventOutputSerializer,
+    "your_turn": YourTurnEventOutputSerializer,
+    "sanction": SanctionEventOutputSerializer,
+}
 
 
 class FeedOutputSerializer(serializers.Serializer):
-    events = FeedEventOutputSerializer(many=True)
+    events = PolymorphicProxySerializer(
+        component_name="FeedEvent", serializers=FEED_EVENTS, resource_type_field_name="type", many=True
+    )
     last_seq = serializers.IntegerField(help_text="Pass it back as `after`.")
 
 
@@ -77,8 +119,13 @@ class MeEventsApi(APIView):
                 "your turn",
                 value={
                     "events": [
-                        {"type": "your_turn", "game": 12, "version": 7, "deadline": "2026-12-01T10:00:20Z",
-                         "seq": 31}
+                        {
+                            "type": "your_turn",
+                            "game": 12,
+                            "version": 7,
+                            "deadline": "2026-12-01T10:00:20Z",
+                            "seq": 31,
+                        }
                     ],
                     "last_seq": 31,
                 },

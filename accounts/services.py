@@ -39,7 +39,9 @@ def token_create(*, user: User) -> str:
 
 
 def _username_taken() -> ApiError:
-    return ApiError(ErrorCode.INVALID_REQUEST, "That username is taken.", extra={"username": ["taken"]})
+    return ApiError(
+        ErrorCode.INVALID_REQUEST, "That username is taken.", extra={"fields": {"username": ["taken"]}}
+    )
 
 
 def user_register(*, username: str, password: str) -> tuple[User, str]:
@@ -48,13 +50,14 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
         raise ApiError(
             ErrorCode.INVALID_REQUEST,
             "Names starting with guest- are kept for guest accounts.",
-            extra={"username": ["reserved"]},
+            extra={"fields": {"username": ["reserved"]}},
         )
     try:
         validate_password(password)
     except DjangoValidationError as exc:
         raise ApiError(
-            ErrorCode.INVALID_REQUEST, "The password is too weak.", extra={"password": exc.messages}
+            ErrorCode.INVALID_REQUEST, "The password is too weak.",
+            extra={"fields": {"password": exc.messages}}
         ) from exc
     if selectors.user_by_username(username=username) is not None:
         raise _username_taken()
@@ -192,10 +195,13 @@ def sanction_create(
     if kind not in SanctionKind.values:
         raise ApiError(ErrorCode.INVALID_REQUEST, f"Unknown sanction kind {kind!r}.")
     if not reason.strip():
-        raise ApiError(ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"reason": ["required"]})
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"fields": {"reason": ["required"]}}
+        )
     if expires_at is not None and expires_at <= timezone.now():
         raise ApiError(
-            ErrorCode.INVALID_REQUEST, "expires_at is in the past.", extra={"expires_at": ["in the past"]}
+            ErrorCode.INVALID_REQUEST, "expires_at is in the past.",
+            extra={"fields": {"expires_at": ["in the past"]}}
         )
     if user.pk == moderator.pk:
         raise ApiError(ErrorCode.INVALID_REQUEST, "A moderator cannot sanction himself.")
@@ -224,7 +230,9 @@ def sanction_revoke(*, sanction_id: int, moderator: User, note: str, source: str
     """End a sanction now. Revoking one twice is refused; an expired one may still be revoked (the
     record then says a moderator ended it)."""
     if not note.strip():
-        raise ApiError(ErrorCode.INVALID_REQUEST, "A note is required.", extra={"note": ["required"]})
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, "A note is required.", extra={"fields": {"note": ["required"]}}
+        )
     with transaction.atomic():
         sanction = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
         if sanction is None:

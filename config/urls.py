@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from oauth2_provider import urls as oauth_urls
 
 from accounts.oauth_login import OAuthLoginView
@@ -27,7 +27,13 @@ urlpatterns = [
     path("o/", include((oauth_urls.base_urlpatterns + oauth_urls.management_urlpatterns, "oauth2_provider"))),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files: no CDN, so they work offline.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
+    path(
+        "api/redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
+        name="redoc",
+    ),
     # Operator endpoints, outside /api/ and out of the OpenAPI schema (plain Django views).
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

@@ -12,91 +12,47 @@ from config.api.errors import ApiError, ErrorCode
 from config.api.long_poll import long_poll_view
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
-from games import engine, selectors, services
-from games.models import GameStatus
+from games import selectors, services
+from games.event_serializers import game_event_union
+from games.view_serializers import (
+    ACTION_TYPES,
+    GameFinalOutputSerializer,
+    GameViewOutputSerializer,
+)
 
-ACTION_TYPES = tuple(action_type.value for action_type in engine.ActionType)
-
-
-class GameLegalActionOutputSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=ACTION_TYPES)
-    cards = serializers.ListField(child=serializers.CharField())
-    card = serializers.CharField(allow_null=True)
-
-
-class GameTablePlayOutputSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    cards = serializers.ListField(child=serializers.CharField())
-
-
-class GameViewOutputSerializer(serializers.Serializer):
-    """engine.seat_view (or public_view for a spectator) plus the service's fields."""
-
-    id = serializers.IntegerField()
-    table_id = serializers.IntegerField(
-        help_text=("The table's id (CONTRACT §4 calls it `table`, taken by the play to beat).")
-    )
-    number = serializers.IntegerField(help_text="Deal number at the table, from 0.")
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    version = serializers.IntegerField(help_text="Rises by one per applied action.")
-    deadline = serializers.DateTimeField(
-        allow_null=True, help_text="When the current prompt times out (UTC)."
-    )
-    players = serializers.ListField(
-        child=serializers.CharField(allow_null=True), help_text="Usernames by seat."
-    )
-    trustee = serializers.ListField(child=serializers.BooleanField(), help_text="Seats on 托管.")
-    unscored = serializers.BooleanField(
-        help_text="The deal ended with all five seats on trustee: kept, but not scored or rated (RULES §5)."
-    )
-    phase = serializers.ChoiceField(choices=engine.PHASES)
-    seat = serializers.IntegerField(
-        allow_null=True, required=False, help_text="The viewer's seat; absent or null for spectators."
-    )
-    hand = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="Own cards (seated only)."
-    )
-    counts = serializers.ListField(
-        child=serializers.JSONField(), help_text='Cards per seat; laowang shows ">10".'
-    )
-    roles = serializers.ListField(child=serializers.CharField(allow_null=True))
-    emperor = serializers.IntegerField(allow_null=True)
-    candidate = serializers.IntegerField(allow_null=True)
-    called_card = serializers.CharField(allow_null=True)
-    window = serializers.JSONField(allow_null=True, help_text='{"kind": ...} or null; never who answered.')
-    table = GameTablePlayOutputSerializer(allow_null=True, help_text="The play to beat, or null.")
-    passed = serializers.ListField(child=serializers.IntegerField())
-    turn = serializers.IntegerField(allow_null=True)
-    places = serializers.ListField(child=serializers.IntegerField(allow_null=True))
-    multiplier = serializers.JSONField()
-    legal_actions = GameLegalActionOutputSerializer(many=True, required=False, help_text="Own legal actions.")
-
-    class Meta:
-        ref_name = "GameView"
-
-
-class GameFinalOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    table_id = serializers.IntegerField()
-    version = serializers.IntegerField()
-    phase = serializers.ChoiceField(choices=("over", "void"))
-    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
-    seed = serializers.JSONField()
-    actions = serializers.ListField(child=serializers.JSONField())
-    scores = serializers.ListField(child=serializers.IntegerField())
-    tribute = serializers.JSONField()
-    next_start_seat = serializers.IntegerField()
-    void = serializers.BooleanField()
-    unscored = serializers.BooleanField(
-        help_text="All five seats were on trustee at the end: `scores` are not added to the table's."
-    )
+# Which action types carry `cards` / `card` (the engine's Action constructors): any other type given a
+# non-empty value is refused rather than having it silently ignored. An empty list and null carry
+# nothing, so an entry of `legal_actions` can be sent back as it is.
+TYPES_WITH_CARDS = frozenset({"play"})
+TYPES_WITH_CARD = frozenset({"call", "solo"})
 
 
 class GameActionInputSerializer(StrictInputSerializer):
     type = serializers.ChoiceField(choices=ACTION_TYPES)
-    cards = serializers.ListField(child=serializers.CharField(max_length=4), max_length=64, required=False)
-    card = serializers.CharField(max_length=4, allow_null=True, required=False)
+    cards = serializers.ListField(
+        child=serializers.CharField(max_length=4),
+        max_length=64,
+        required=False,
+        help_text="Only for `play` (may be empty or absent otherwise).",
+    )
+    card = serializers.CharField(
+        max_length=4,
+        allow_null=True,
+        required=False,
+        help_text="Only for `call` and `solo` (may be null or absent otherwise).",
+    )
     expected_version = serializers.IntegerField(min_value=0, required=False)
+
+    def validate(self, attrs):
+        action_type = attrs["type"]
+        wrong = {}
+        if attrs.get("cards") and action_type not in TYPES_WITH_CARDS:
+            wrong["cards"] = [f"A {action_type} action has no cards."]
+        if attrs.get("card") is not None and action_type not in TYPES_WITH_CARD:
+            wrong["card"] = [f"A {action_type} action has no card."]
+        if wrong:
+            raise serializers.ValidationError(wrong)
+        return attrs
 
 
 class GameTrusteeInputSerializer(StrictInputSerializer):
@@ -109,15 +65,12 @@ class GameEventsQueryInputSerializer(serializers.Serializer):
 
 
 class GameEventsOutputSerializer(serializers.Serializer):
-    events = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="Event dicts with `type`, `seat`, `seq`; redacted for the caller.",
-    )
+    events = game_event_union(many=True, help_text="The events after `after` that you may see, in order.")
     last_seq = serializers.IntegerField(help_text="Pass as `after` next time.")
     version = serializers.IntegerField()
 
 
-_VIEW_EXAMPLE = {
+_GAME_EXAMPLE = {
     "id": 12,
     "table_id": 3,
     "number": 0,
@@ -127,24 +80,57 @@ _VIEW_EXAMPLE = {
     "players": ["ann", "bo", "cai", "dan", "eve"],
     "trustee": [False] * 5,
     "unscored": False,
+    "preset": "weihai",
+    "options": {},
     "phase": "play",
-    "seat": 2,
-    "hand": ["BJ", "2S", "2H", "AS", "9D"],
+    "start_seat": 0,
     "counts": [30, 33, 33, 33, 33],
     "roles": ["emperor", None, "commoner", None, None],
     "emperor": 0,
     "candidate": None,
     "called_card": None,
+    "solo": None,
     "window": None,
-    "table": {"seat": 0, "cards": ["5S"]},
+    "declarations": [],
+    "table": {"seat": 0, "cards": ["5S"], "bomb": False},
     "passed": [1],
     "turn": 2,
     "places": [None] * 5,
     "multiplier": 1,
+    "pile": 0,
+    "to_act": [2],
+}
+_VIEW_EXAMPLE = {
+    **_GAME_EXAMPLE,
+    "seat": 2,
+    "hand": ["BJ", "2S", "2H", "AS", "9D"],
     "legal_actions": [
         {"type": "pass", "cards": [], "card": None},
         {"type": "play", "cards": ["9D"], "card": None},
     ],
+}
+_FINAL_EXAMPLE = {
+    **_GAME_EXAMPLE,
+    "status": "over",
+    "version": 187,
+    "deadline": None,
+    "phase": "over",
+    "counts": [0, 0, 2, 1, 1],
+    "roles": ["emperor", "commoner", "commoner", "guard", "commoner"],
+    "table": None,
+    "passed": [],
+    "turn": None,
+    "places": [1, 2, 5, 3, 4],
+    "to_act": [],
+    "guard": 3,
+    "hands": [["BJ*", "2S", "9D"], ["SJ", "AH"], ["KC"], ["SJ*", "7H"], ["6D"]],
+    "aside": [],
+    "seed": 5830471920,
+    "actions": [[0, {"type": "accept", "cards": [], "card": None}]],
+    "scores": [4, -1, -1, 4, -6],
+    "tribute": {"gives": [], "takes": [], "guard_middle": None, "jokers": False},
+    "next_start_seat": 0,
+    "void": False,
 }
 _GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
@@ -183,19 +169,7 @@ class GameFinalApi(APIView):
         examples=[
             OpenApiExample(
                 "final",
-                value={
-                    "id": 12,
-                    "table_id": 3,
-                    "version": 187,
-                    "phase": "over",
-                    "hands": [["BJ*", "2S", "9D"], ["SJ", "AH"], ["KC"], ["7S", "7H"], ["6D"]],
-                    "seed": 5830471920,
-                    "actions": [[0, {"type": "accept", "cards": [], "card": None}]],
-                    "scores": [8, 8, 8, 8, -32],
-                    "tribute": None,
-                    "next_start_seat": 4,
-                    "void": False,
-                },
+                value=_FINAL_EXAMPLE,
                 response_only=True,
                 status_codes=["200"],
             )

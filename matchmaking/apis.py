@@ -12,9 +12,10 @@ from rest_framework.views import APIView
 
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
+from config.api.serializers import StrictInputSerializer, refuse_body_fields
 from games import engine
 from games.models import GameStatus
+from games.view_serializers import GameOptionsOutputSerializer
 from matchmaking import selectors, services
 from matchmaking.models import (
     DEFAULT_PLAY_SECONDS,
@@ -51,7 +52,9 @@ class TableSetupInputSerializer(StrictInputSerializer):
 
 class TableCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=PRESETS)
-    options = serializers.DictField(required=False, default=dict, help_text="Preset options (RULES §6).")
+    options = serializers.DictField(
+        required=False, default=dict, help_text="Preset options (docs/rules.md §6)."
+    )
     settings = TableSettingsInputSerializer(required=False)
     deals = serializers.IntegerField(
         min_value=0,
@@ -111,7 +114,7 @@ class TableDetailOutputSerializer(serializers.Serializer):
         allow_null=True, help_text="Shown to members, and to everyone for a public table."
     )
     preset = serializers.CharField()
-    options = serializers.DictField()
+    options = GameOptionsOutputSerializer(help_text="The preset's options (docs/rules.md §6).")
     settings = TableSettingsOutputSerializer()
     deals = serializers.IntegerField()
     deals_done = serializers.IntegerField()
@@ -254,6 +257,7 @@ class TableLeaveApi(APIView):
         description="Leaving a running deal costs 40 points; the seat plays on in trustee until it ends.",
     )
     def post(self, request, table_id: int):
+        refuse_body_fields(request)
         table = services.table_leave(table_id=table_id, user=request.user)
         return Response(selectors.table_detail(table=table, user=request.user, was_member=True))
 
@@ -275,10 +279,11 @@ class TableSeatRemoveApi(APIView):
         },
         description=(
             "Staff only: remove the player of a seat. During a running deal this costs him 40 points "
-            "(a `removed` penalty in his history) and the seat plays on in trustee (RULES §5)."
+            "(a `removed` penalty in his history) and the seat plays on in trustee (docs/rules.md §5)."
         ),
     )
     def post(self, request, table_id: int, seat: int):
+        refuse_body_fields(request)
         if not request.user.is_staff:
             raise ApiError(ErrorCode.PERMISSION_DENIED, "Only staff may remove players.")
         table = moderation_services.player_remove(
@@ -338,7 +343,7 @@ class UserHistoryApi(APIView):
                 status_codes=["200"],
             )
         ],
-        description="A player's penalties (RULES §5): visible to the player and to staff.",
+        description="A player's penalties (docs/rules.md §5): visible to the player and to staff.",
     )
     def get(self, request, user_id: int):
         penalties = selectors.user_penalties(user_id=user_id, viewer=request.user)

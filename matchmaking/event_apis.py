@@ -5,7 +5,7 @@ How a client learns the next deal's id without polling the table: it follows thi
 """
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from config import wakeups
 from config.api.errors import ErrorCode
 from config.api.long_poll import long_poll_view
-from config.api.schema import error_responses
+from config.api.schema import error_responses, type_field
 from config.api.serializers import StrictInputSerializer
 from matchmaking import selectors
 from matchmaking.models import TableClosedReason
@@ -32,25 +32,73 @@ class TableEventUserOutputSerializer(serializers.Serializer):
     is_bot = serializers.BooleanField()
 
 
-class TableEventOutputSerializer(serializers.Serializer):
+class SeatTakenEventOutputSerializer(serializers.Serializer):
+    type = type_field("seat_taken")
     seq = serializers.IntegerField()
-    type = serializers.ChoiceField(choices=TABLE_EVENT_TYPES)
-    seat = serializers.IntegerField(required=False, help_text="seat_taken, seat_left")
-    user = TableEventUserOutputSerializer(required=False, help_text="seat_taken, seat_left")
-    game = serializers.IntegerField(required=False, help_text="deal_started, deal_over")
-    number = serializers.IntegerField(required=False, help_text="deal_started: the deal's number, from 0")
-    scores = serializers.ListField(
-        child=serializers.IntegerField(), required=False, allow_null=True,
-        help_text="deal_over: the deal's scores by seat (null for an aborted deal)",
-    )
-    unscored = serializers.BooleanField(required=False, help_text="deal_over: not counted")
-    reason = serializers.ChoiceField(
-        choices=TableClosedReason.choices, required=False, help_text="table_closed: why the table closed"
-    )
+    seat = serializers.IntegerField()
+    user = TableEventUserOutputSerializer()
+
+    class Meta:
+        ref_name = "SeatTakenEvent"
+
+
+class SeatLeftEventOutputSerializer(serializers.Serializer):
+    type = type_field("seat_left")
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    user = TableEventUserOutputSerializer()
+
+    class Meta:
+        ref_name = "SeatLeftEvent"
+
+
+class DealStartedEventOutputSerializer(serializers.Serializer):
+    """The next deal's id: follow this log rather than polling the table."""
+
+    type = type_field("deal_started")
+    seq = serializers.IntegerField()
+    game = serializers.IntegerField()
+    number = serializers.IntegerField(help_text="The deal's number at the table, from 0.")
+
+    class Meta:
+        ref_name = "DealStartedEvent"
+
+
+class TableDealOverEventOutputSerializer(serializers.Serializer):
+    """A deal ended (a void deal, dealt again at once, writes none)."""
+
+    type = type_field("deal_over")
+    seq = serializers.IntegerField()
+    game = serializers.IntegerField()
+    scores = serializers.ListField(child=serializers.IntegerField(), help_text="The deal's scores by seat.")
+    unscored = serializers.BooleanField(help_text="All five seats on trustee: not added to the table's.")
+
+    class Meta:
+        ref_name = "TableDealOverEvent"
+
+
+class TableClosedEventOutputSerializer(serializers.Serializer):
+    type = type_field("table_closed")
+    seq = serializers.IntegerField()
+    reason = serializers.ChoiceField(choices=TableClosedReason.choices)
+
+    class Meta:
+        ref_name = "TableClosedEvent"
+
+
+TABLE_EVENTS = {
+    "seat_taken": SeatTakenEventOutputSerializer,
+    "seat_left": SeatLeftEventOutputSerializer,
+    "deal_started": DealStartedEventOutputSerializer,
+    "deal_over": TableDealOverEventOutputSerializer,
+    "table_closed": TableClosedEventOutputSerializer,
+}
 
 
 class TableEventsOutputSerializer(serializers.Serializer):
-    events = TableEventOutputSerializer(many=True)
+    events = PolymorphicProxySerializer(
+        component_name="TableEvent", serializers=TABLE_EVENTS, resource_type_field_name="type", many=True
+    )
     last_seq = serializers.IntegerField(help_text="Pass it back as `after`.")
 
 
@@ -79,8 +127,13 @@ class TableEventsApi(APIView):
                 "next deal",
                 value={
                     "events": [
-                        {"type": "deal_over", "game": 41, "scores": [4, -1, -1, 4, -6], "unscored": False,
-                         "seq": 12},
+                        {
+                            "type": "deal_over",
+                            "game": 41,
+                            "scores": [4, -1, -1, 4, -6],
+                            "unscored": False,
+                            "seq": 12,
+                        },
                         {"type": "deal_started", "game": 42, "number": 1, "seq": 13},
                     ],
                     "last_seq": 13,

@@ -16,13 +16,16 @@ from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
 from games import engine
+from games.view_serializers import GameOptionsOutputSerializer
 from matchmaking import selectors, tickets
 from matchmaking.models import TicketStatus
 
 
 class TicketCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=engine.PRESETS)
-    options = serializers.DictField(required=False, default=dict, help_text="Preset options (RULES §6).")
+    options = serializers.DictField(
+        required=False, default=dict, help_text="Preset options (docs/rules.md §6)."
+    )
     rated = serializers.BooleanField(required=False, default=True)
     bots = serializers.BooleanField(
         required=False,
@@ -41,7 +44,7 @@ class TicketOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=TicketStatus.choices)
     preset = serializers.CharField()
-    options = serializers.DictField()
+    options = GameOptionsOutputSerializer(help_text="The preset's options (docs/rules.md §6).")
     rated = serializers.BooleanField()
     bots = serializers.BooleanField()
     party = serializers.CharField(allow_blank=True)

@@ -1,4 +1,4 @@
-"""The API's only body parser: JSON with a size limit and a nesting limit.
+"""The API's only body parser: JSON with a size limit, a nesting limit and no duplicate keys.
 
 Python's json module recurses once per nesting level, so a 6 KB body of 3,000 nested lists raised
 RecursionError (a 500) before any view ran; and nothing bounded a body's size. Both are refused here,
@@ -18,6 +18,20 @@ from rest_framework.utils import json
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_A_BRACKET = re.compile(rb"[^\[\]{}]")
 _INNERMOST_PAIR = re.compile(rb"\[\]|\{\}")
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _object_without_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    # json keeps the last of two equal keys silently; a client that sent both meant something else.
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise DuplicateKey(f"duplicate key {key!r}")
+        found[key] = value
+    return found
 
 
 class BodyRejected(ParseError):
@@ -61,6 +75,8 @@ class GuardedJSONParser(JSONParser):
         try:
             text = codecs.decode(raw, encoding)
             parse_constant = json.strict_constant if api_settings.STRICT_JSON else None
-            return json.loads(text, parse_constant=parse_constant)
+            return json.loads(
+                text, parse_constant=parse_constant, object_pairs_hook=_object_without_duplicate_keys
+            )
         except (ValueError, LookupError, RecursionError) as exc:
             raise ParseError(f"JSON parse error - {exc}") from exc

@@ -1,6 +1,6 @@
 """OpenAPI pieces shared by every endpoint: the error body and its documented responses."""
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from config.api.errors import ErrorCode, status_for_code
@@ -26,6 +26,28 @@ _EXTRAS = {
     ErrorCode.THROTTLED: {"retry_after": 60},
     ErrorCode.MISSING_SCOPE: {"scope": "play"},
 }
+
+
+def error_schema(codes: list[str]) -> dict:
+    """The error body with `code` limited to the codes this endpoint answers with this status, so a
+    generated client knows each endpoint's codes (the `Error` schema lists them all)."""
+    return {
+        "type": "object",
+        "description": "The one error body.",
+        "properties": {
+            "code": {"type": "string", "enum": list(codes)},
+            "message": {"type": "string", "description": "For people; may change."},
+            "extra": {
+                "type": "object",
+                "additionalProperties": {},
+                "description": (
+                    "Details: field errors as `fields: {name: [messages]}`; `stale_version` carries "
+                    "`version`, `banned` `kind` and `expires_at`, `throttled` `retry_after`."
+                ),
+            },
+        },
+        "required": ["code", "message", "extra"],
+    }
 
 
 def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiResponse]:
@@ -61,6 +83,17 @@ def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiRespon
                 )
             )
         responses[status_code] = OpenApiResponse(
-            ErrorSerializer, description=", ".join(status_codes), examples=examples
+            error_schema(status_codes), description=", ".join(status_codes), examples=examples
         )
     return responses
+
+
+def type_field(value: str) -> serializers.Field:
+    """An event's `type`, declared as the one string it is (a single-value enum): the member of a
+    union discriminated on `type` that a generated client decodes."""
+
+    @extend_schema_field({"type": "string", "enum": [value]})
+    class EventTypeField(serializers.CharField):
+        pass
+
+    return EventTypeField()

@@ -481,8 +481,9 @@ class ModerationSeatFoulApi(_ModerationApi):
             )
         ],
         description=(
-            "Campus tables (RULES §3.5): record a foul (talking, noise, peeking) of the seat's player, "
-            "a 0-point `foul` penalty; his second foul at the table removes him (40 points during a deal)."
+            "Campus tables (docs/rules.md §3.5): record a foul (talking, noise, peeking) of the seat's "
+            "player, a 0-point `foul` penalty; his second foul at the table removes him (40 points during "
+            "a deal)."
         ),
     )
     def post(self, request, table_id: int, seat: int):

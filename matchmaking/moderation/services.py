@@ -26,7 +26,9 @@ FOULS_TO_REMOVE = 2
 
 def report_create(*, reporter: Any, user_id: int, game_id: int | None, reason: str, text: str = "") -> Report:
     if user_id == reporter.pk:
-        raise ApiError(ErrorCode.INVALID_REQUEST, "You cannot report yourself.", extra={"user": ["yourself"]})
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, "You cannot report yourself.", extra={"fields": {"user": ["yourself"]}}
+        )
     if not get_user_model().objects.filter(pk=user_id).exists():
         raise ApiError(ErrorCode.NOT_FOUND, "No such user.")
     if game_id is not None and not Game.objects.filter(pk=game_id).exists():
@@ -134,7 +136,9 @@ def game_abort(
     """End a running deal at once, unscored and unrated; its table closes (`table_closed {reason:
     "aborted"}`, matchmaking.services.table_deal_ended) in the same transaction (CONTRACT §6)."""
     if not reason.strip():
-        raise ApiError(ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"reason": ["required"]})
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"fields": {"reason": ["required"]}}
+        )
     with transaction.atomic():
         # Lock order: the game (inside game_abort) before its table and the report.
         if not game_services.game_abort(game_id=game_id, reason=reason):
@@ -179,7 +183,9 @@ def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: 
     penalty; his second foul at the table removes him (40 points during a deal, like any removal).
     Returns (the player's id, his fouls at this table, whether he was removed)."""
     if not reason.strip():
-        raise ApiError(ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"reason": ["required"]})
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"fields": {"reason": ["required"]}}
+        )
     with transaction.atomic():
         table = table_lock(table_id=table_id)
         if table.preset not in FOUL_PRESETS:

@@ -29,7 +29,7 @@ def _rates(settings, **rates):
 def test_a_name_differing_only_in_case_or_width_is_taken(make_client, other):
     assert _register(make_client(), "alice").status_code == 201
     body = assert_error(_register(make_client(), other), 400, "invalid_request")
-    assert body["extra"] == {"username": ["taken"]}
+    assert body["extra"] == {"fields": {"username": ["taken"]}}
     assert User.objects.count() == 1
 
 
@@ -58,7 +58,7 @@ def test_database_refuses_a_case_clash_whatever_the_path():
 @pytest.mark.parametrize("name", ["guest-000000000001", "Guest-abc", "GUEST-x", "ｇｕｅｓｔ-1"])
 def test_guest_prefix_is_reserved(make_client, name):
     body = assert_error(_register(make_client(), name), 400, "invalid_request")
-    assert body["extra"] == {"username": ["reserved"]}
+    assert body["extra"] == {"fields": {"username": ["reserved"]}}
     assert not User.objects.exists()
 
 
