@@ -287,12 +287,12 @@ def main() -> None:
         print(f"ratio moves/bare: {rates['moves'] / rates['bare']:.2f} (goal >= 0.75)")
         per = {name: cpu[name] / sum(len(lat) for lat, _ in results[name]) * 1e3 for name in phases}
         print(
-            f"server CPU per move {per['moves']:.2f} ms (goal <= 4; the bare transaction {per['bare']:.2f} ms), "
+            f"server CPU per move {per['moves']:.2f} ms (goal <= 4; bare transaction {per['bare']:.2f} ms), "
             f"per poll {per['polls']:.2f} ms (goal <= 1.5)"
         )
         print(
             f"load average before {' '.join(load_before)}, after {' '.join(load_after)} "
-            "(a shared 2-core machine: wall-clock rates are inflated by other work; CPU per request much less)"
+            "(a shared 2-core machine: wall-clock rates are inflated by other work, CPU per request less)"
         )
     finally:
         server.terminate()

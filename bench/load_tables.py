@@ -36,7 +36,6 @@ import asyncio
 import os
 import random
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -139,7 +138,9 @@ class Run:
         self.measuring = False
         self.rng = random.Random(args.seed)
 
-    async def request(self, kind: str, method: str, url: str, headers: dict, **kwargs) -> httpx.Response | None:
+    async def request(
+        self, kind: str, method: str, url: str, headers: dict, **kwargs
+    ) -> httpx.Response | None:
         try:
             response = await self.client.request(method, self.base + url, headers=headers, **kwargs)
         except (httpx.HTTPError, OSError) as exc:
@@ -178,7 +179,10 @@ class Run:
     async def follow_feed(self, player: Player) -> None:
         while not self.stop.is_set():
             response = await self.request(
-                "poll feed", "GET", "/me/events", player.headers,
+                "poll feed",
+                "GET",
+                "/me/events",
+                player.headers,
                 params={"after": player.feed_after, "wait": POLL_WAIT},
             )
             if response is None or response.status_code != 200:
@@ -201,7 +205,10 @@ class Run:
         after, seen = 0, set()
         while not over.is_set() and not self.stop.is_set():
             response = await self.request(
-                "poll game", "GET", f"/games/{game}/events", player.headers,
+                "poll game",
+                "GET",
+                f"/games/{game}/events",
+                player.headers,
                 params={"after": after, "wait": POLL_WAIT},
             )
             if response is None or response.status_code != 200:
@@ -306,16 +313,20 @@ def check_log(stats: Stats) -> list[str]:
 
     problems = []
     for game, moves in stats.accepted.items():
-        rows = list(
-            Event.objects.filter(game_id=game, action__isnull=False).values_list("version", "action")
+        rows = list(Event.objects.filter(game_id=game, action__isnull=False).values_list("version", "action"))
+        logged = Counter(
+            (version, seat, action["type"], tuple(sorted(action["cards"])), action["card"])
+            for version, (seat, action) in rows
         )
-        logged = Counter((version, seat, action["type"], tuple(sorted(action["cards"])), action["card"])
-                         for version, (seat, action) in rows)
-        sent = Counter((version, seat, a["type"], tuple(sorted(a.get("cards") or [])), a.get("card"))
-                       for version, seat, a in moves)
+        sent = Counter(
+            (version, seat, a["type"], tuple(sorted(a.get("cards") or [])), a.get("card"))
+            for version, seat, a in moves
+        )
         if logged != sent:
-            problems.append(f"game {game}: log {sum(logged.values())} actions, accepted {len(moves)}, "
-                            f"missing {sent - logged}, extra {logged - sent}"[:300])
+            problems.append(
+                f"game {game}: log {sum(logged.values())} actions, accepted {len(moves)}, "
+                f"missing {sent - logged}, extra {logged - sent}"[:300]
+            )
     for game in stats.ended:
         if stats.finals.get(game) != 200:
             problems.append(f"game {game} ended but final view answered {stats.finals.get(game)}")
@@ -334,15 +345,19 @@ def wake_delays(stats: Stats) -> tuple[list[float], list[float]]:
     users = {u for u, _, _ in stats.feed_arrivals}
     feed_created = {
         (u, s): at.timestamp()
-        for u, s, at in FeedEvent.objects.filter(user_id__in=users).values_list("user_id", "seq", "created_at")
+        for u, s, at in FeedEvent.objects.filter(user_id__in=users).values_list(
+            "user_id", "seq", "created_at"
+        )
     }
     feed_delays = [t - feed_created[(u, s)] for u, s, t in stats.feed_arrivals if (u, s) in feed_created]
     return game_delays, feed_delays
 
 
 def ms(values: list[float]) -> str:
-    return (f"p50 {percentile(values, 0.5) * 1e3:7.1f}  p95 {percentile(values, 0.95) * 1e3:7.1f}  "
-            f"p99 {percentile(values, 0.99) * 1e3:7.1f} ms  (n={len(values)})")
+    return (
+        f"p50 {percentile(values, 0.5) * 1e3:7.1f}  p95 {percentile(values, 0.95) * 1e3:7.1f}  "
+        f"p99 {percentile(values, 0.99) * 1e3:7.1f} ms  (n={len(values)})"
+    )
 
 
 async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]], server_pid: int) -> None:
@@ -351,7 +366,7 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
         run = Run(args, base, client, {"Authorization": f"Bearer {staff_token}"})
         players = [Player(user_id=uid, headers={"Authorization": f"Bearer {tok}"}) for uid, tok in tokens]
-        tables = [players[i * 5:(i + 1) * 5] for i in range(args.tables)]
+        tables = [players[i * 5 : (i + 1) * 5] for i in range(args.tables)]
         setup_started = time.perf_counter()
         gate = asyncio.Semaphore(8)
 
@@ -387,38 +402,56 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
     game_delays, feed_delays = await asyncio.to_thread(wake_delays, stats)
     problems = await asyncio.to_thread(check_log, stats)
     total_requests = sum(stats.requests.values())
-    print(f"server {args.server} ({args.workers or 'default'} workers), preset {args.preset}, "
-          f"{args.tables} tables, think {args.think}±{args.jitter} s, measured {wall:.0f} s")
-    print(f"load average (1/5/15 min) before {load_before}, after {load_after}  "
-          f"(2 cores shared with other engineers' work: every wall-clock figure is inflated)")
-    print(f"moves: {moves / wall:7.1f}/s   event polls answered: {polls / wall:7.1f}/s "
-          f"(game {stats.polls['game']}, feed {stats.polls['feed']})   requests: {total_requests / wall:.1f}/s")
+    print(
+        f"server {args.server} ({args.workers or 'default'} workers), preset {args.preset}, "
+        f"{args.tables} tables, think {args.think}±{args.jitter} s, measured {wall:.0f} s"
+    )
+    print(
+        f"load average (1/5/15 min) before {load_before}, after {load_after}  "
+        f"(2 cores shared with other engineers' work: every wall-clock figure is inflated)"
+    )
+    print(
+        f"moves: {moves / wall:7.1f}/s   event polls answered: {polls / wall:7.1f}/s "
+        f"(game {stats.polls['game']}, feed {stats.polls['feed']})   requests: {total_requests / wall:.1f}/s"
+    )
     print(f"move latency:            {ms(stats.move_latency)}")
     print(f"wake-up, game followers: {ms(game_delays)}")
     print(f"wake-up, feed your_turn: {ms(feed_delays)}")
     if moves:
-        print(f"server CPU: {server_cpu:.1f} s = {server_cpu / wall * 100:.0f}% of one core; "
-              f"{server_cpu / moves * 1e3:.1f} ms per move (all its requests: view, polls, feed), "
-              f"{server_cpu / max(total_requests, 1) * 1e3:.2f} ms per request")
-    print(f"load generator CPU: {own_cpu:.1f} s = {own_cpu / wall * 100:.0f}% of one core "
-          f"({own_cpu / max(total_requests, 1) * 1e3:.2f} ms per request)")
+        print(
+            f"server CPU: {server_cpu:.1f} s = {server_cpu / wall * 100:.0f}% of one core; "
+            f"{server_cpu / moves * 1e3:.1f} ms per move (all its requests: view, polls, feed), "
+            f"{server_cpu / max(total_requests, 1) * 1e3:.2f} ms per request"
+        )
+    print(
+        f"load generator CPU: {own_cpu:.1f} s = {own_cpu / wall * 100:.0f}% of one core "
+        f"({own_cpu / max(total_requests, 1) * 1e3:.2f} ms per request)"
+    )
     print(f"requests by kind: {dict(stats.requests)}")
     print(f"stale_version retries: {stats.stale}   duplicated events seen by a client: {stats.duplicates}")
-    print(f"deals ended: {len(stats.ended)}, final views 200: "
-          f"{sum(1 for g in stats.ended if stats.finals.get(g) == 200)}")
-    print(f"accepted moves checked against the event log: {sum(len(m) for m in stats.accepted.values())} "
-          f"in {len(stats.accepted)} games, problems: {len(problems)}")
+    print(
+        f"deals ended: {len(stats.ended)}, final views 200: "
+        f"{sum(1 for g in stats.ended if stats.finals.get(g) == 200)}"
+    )
+    print(
+        f"accepted moves checked against the event log: {sum(len(m) for m in stats.accepted.values())} "
+        f"in {len(stats.accepted)} games, problems: {len(problems)}"
+    )
     for problem in problems[:10]:
         print("  ", problem)
     print(f"errors: {sum(stats.errors.values())} {dict(stats.errors) if stats.errors else ''}")
     p99 = percentile(stats.move_latency, 0.99)
     holds = moves > 0 and p99 < 0.3 and not stats.errors and not problems and not stats.duplicates
-    print(f"verdict: p99 move latency {p99 * 1e3:.0f} ms < 300 ms with zero errors and an exact log: "
-          f"{'HOLDS' if holds else 'FAILS'}")
+    print(
+        f"verdict: p99 move latency {p99 * 1e3:.0f} ms < 300 ms with zero errors and an exact log: "
+        f"{'HOLDS' if holds else 'FAILS'}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60, help="measured time (after the warm-up)")
     parser.add_argument("--warmup", type=float, default=10)
@@ -426,7 +459,9 @@ def main() -> None:
     parser.add_argument("--jitter", type=float, default=1.0)
     parser.add_argument("--preset", default="weihai")
     parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
-    parser.add_argument("--workers", type=int, default=0, help="gunicorn workers (default: config/gunicorn.py)")
+    parser.add_argument(
+        "--workers", type=int, default=0, help="gunicorn workers (default: config/gunicorn.py)"
+    )
     parser.add_argument("--pool", type=int, default=4, help="DB_POOL_MAX_SIZE per worker (0: none)")
     parser.add_argument("--redis-db", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
@@ -469,8 +504,19 @@ def main() -> None:
         command = [python, "-m", "gunicorn", "--config", "python:config.gunicorn"]
         env["WEB_BIND"] = f"127.0.0.1:{port}"
     else:
-        command = [python, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
-                   "--port", str(port), "--no-access-log", "--log-level", "warning"]
+        command = [
+            python,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
     log = open(Path(tempfile.gettempdir()) / f"bh-load-server-{port}.log", "w")  # noqa: SIM115
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -482,11 +528,11 @@ def main() -> None:
                 time.sleep(0.2)
         stamp = f"{int(time.time())}{random.randrange(1000)}"
         staff = User.objects.create_user(username=f"load-staff-{stamp}", password="x" * 12, is_staff=True)
-        users = User.objects.bulk_create(
-            [User(username=f"load-{stamp}-{i}") for i in range(args.tables * 5)]
-        )
+        users = User.objects.bulk_create([User(username=f"load-{stamp}-{i}") for i in range(args.tables * 5)])
         tokens = [(user.pk, token_create(user=user)) for user in users]
-        asyncio.run(drive(args, f"http://127.0.0.1:{port}/api/v1", token_create(user=staff), tokens, server.pid))
+        asyncio.run(
+            drive(args, f"http://127.0.0.1:{port}/api/v1", token_create(user=staff), tokens, server.pid)
+        )
         print(f"server log: {log.name}")
     finally:
         server.terminate()

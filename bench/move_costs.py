@@ -34,7 +34,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--moves", type=int, default=300)
     parser.add_argument("--preset", default="weihai")
     parser.add_argument("--redis-db", type=int, default=12)
@@ -117,7 +119,9 @@ def main() -> None:
     def client_for(user) -> Client:
         return Client(headers={"authorization": f"Bearer {token_create(user=user)}"})
 
-    staff = client_for(User.objects.create_user(username=f"cost-staff-{stamp}", password="x" * 12, is_staff=True))
+    staff = client_for(
+        User.objects.create_user(username=f"cost-staff-{stamp}", password="x" * 12, is_staff=True)
+    )
     players = [client_for(User.objects.create_user(username=f"cost-{stamp}-{s}")) for s in range(5)]
     rng = random.Random(stamp)
     rules = engine.preset(args.preset)
@@ -156,7 +160,7 @@ def main() -> None:
             payload["card"] = action.card
         player = players[seat]
 
-        def post(player=player, payload=payload):
+        def post(player=player, payload=payload, game=game):
             return player.post(f"/api/v1/games/{game}/actions", payload, content_type="application/json")
 
         name = "move" if done >= warmup else "warm-up"
@@ -167,21 +171,30 @@ def main() -> None:
         last_seq = follower.get(f"/api/v1/games/{game}/events").json()["last_seq"]
         measured(
             "poll" if done >= warmup else "warm-up",
-            lambda f=follower, s=last_seq: f.get(f"/api/v1/games/{game}/events", {"after": max(0, s - 2)}),
+            lambda f=follower, s=last_seq, g=game: f.get(
+                f"/api/v1/games/{g}/events", {"after": max(0, s - 2)}
+            ),
         )
         feed = measured(
             "feed" if done >= warmup else "warm-up",
-            lambda f=follower: f.get("/api/v1/me/events", {"after": feed_after}),
+            lambda f=follower, a=feed_after: f.get("/api/v1/me/events", {"after": a}),
         )
         feed_after = 0 if done % 20 == 0 else feed.json()["last_seq"] - 1
-        measured("view" if done >= warmup else "warm-up", lambda f=follower: f.get(f"/api/v1/games/{game}"))
+        measured(
+            "view" if done >= warmup else "warm-up", lambda f=follower, g=game: f.get(f"/api/v1/games/{g}")
+        )
         measured("me (baseline)" if done >= warmup else "warm-up", lambda f=follower: f.get("/api/v1/me"))
         done += 1
 
     redis.Redis.from_url(redis_url).flushdb()
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    print(f"preset {args.preset}, {args.moves} moves (each followed by a poll, a feed read, a view, a GET me)")
-    print(f"{'request':>14}  {'CPU ms p50 / min':>17}  {'SQL stmts':>9}  {'WAL bytes min / p50':>20}  {'Redis cmds':>10}")
+    print(
+        f"preset {args.preset}, {args.moves} moves (each followed by a poll, a feed read, a view, a GET me)"
+    )
+    print(
+        f"{'request':>14}  {'CPU ms p50 / min':>17}  {'SQL stmts':>9}  {'WAL bytes min / p50':>20}"
+        f"  {'Redis cmds':>10}"
+    )
     for name in ("move", "poll", "feed", "view", "me (baseline)"):
         s = samples[name]
         print(
@@ -189,7 +202,9 @@ def main() -> None:
             f"{statistics.mean(s['sql']):9.1f}  {min(s['wal']):9.0f} / {statistics.median(s['wal']):8.0f}  "
             f"{statistics.mean(s['redis']):10.1f}"
         )
-    print(f"load average {load} (a shared 2-core machine: CPU is this thread's own time; WAL is cluster-wide)")
+    print(
+        f"load average {load} (a shared 2-core machine: CPU is this thread's own time; WAL is cluster-wide)"
+    )
 
 
 if __name__ == "__main__":
