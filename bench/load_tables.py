@@ -33,6 +33,7 @@ consumes them (a turn timer is 15 s or more, a think 3 s). Loopback only; every 
 
 import argparse
 import asyncio
+import logging
 import os
 import random
 import socket
@@ -496,6 +497,8 @@ def main() -> None:
     import django
 
     django.setup()
+    # The production settings log every client request of httpx at INFO; the figures are the output.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     from accounts.models import User
     from accounts.services import token_create
 

@@ -40,6 +40,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=300)
     parser.add_argument("--preset", default="weihai")
     parser.add_argument("--redis-db", type=int, default=12)
+    parser.add_argument(
+        "--profile", choices=["move", "poll", "feed", "view"], help="also print cProfile's top functions"
+    )
     args = parser.parse_args()
     database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
     if not database_url.startswith("postgres"):
@@ -53,6 +56,7 @@ def main() -> None:
             "REDIS_URL": redis_url,
             "CELERY_BROKER_URL": redis_url,
             "LOG_LEVEL": "WARNING",
+            "DJANGO_ALLOWED_HOSTS": "testserver",
         }
     )
     import django
@@ -99,7 +103,21 @@ def main() -> None:
 
     samples: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
 
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+
     def measured(name: str, call):
+        if name == args.profile:
+            profiler.enable()
+            try:
+                return measure(name, call)
+            finally:
+                profiler.disable()
+        return measure(name, call)
+
+    def measure(name: str, call):
         counts["sql"] = counts["redis"] = 0
         lsn = wal_lsn()
         cpu = time.thread_time()
@@ -202,6 +220,10 @@ def main() -> None:
             f"{statistics.mean(s['sql']):9.1f}  {min(s['wal']):9.0f} / {statistics.median(s['wal']):8.0f}  "
             f"{statistics.mean(s['redis']):10.1f}"
         )
+    if args.profile:
+        # Cumulative time per function over the profiled requests (cProfile's own overhead included,
+        # so compare shares, not the absolute figures).
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
     print(
         f"load average {load} (a shared 2-core machine: CPU is this thread's own time; WAL is cluster-wide)"
     )
