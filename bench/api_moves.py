@@ -12,8 +12,13 @@ players at each of several one-deal tables (staff `setups` with known seeds), an
 * bare:  POST /api/v1/_bench/bare/{id}, the same transaction without the engine (games/bench.py):
   lock the game row, append an event row, save the game.
 
-It prints requests/s and p50/p99 latency of each and the ratio moves/bare (goal: >= 0.75).
-Loopback only; every loop is bounded by --moves.
+* polls: GET /api/v1/games/{id}/events?after=<two events back>, a poll answered at once with the
+  newest events (what a client does after a wake-up).
+
+It prints requests/s and p50/p99 latency of each and the ratio moves/bare (goal: >= 0.75), and the
+server's CPU time per request of each phase (utime + stime of the uvicorn process from /proc; goals:
+a move <= 4 ms, a poll <= 1.5 ms). On a shared machine the CPU figures are the ones to compare: the
+wall-clock rates also measure the other work. Loopback only; every loop is bounded by --moves.
 """
 
 import argparse
@@ -47,6 +52,12 @@ def ensure_database(url: str) -> None:
     with psycopg.connect(admin_url, autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the process has used, from /proc/<pid>/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -219,6 +230,18 @@ def main() -> None:
                     raise RuntimeError(f"move refused: {response.status_code} {response.text[:300]}")
                 table.apply(seat, action)
 
+        def polls(client: int, out: list[float]) -> None:
+            table = tables[client]
+            session = table.sessions[0]
+            url = f"{base}/games/{table.game}/events"
+            last_seq = session.get(url).json()["last_seq"]
+            for _ in range(args.moves):
+                started = time.perf_counter()
+                response = session.get(url, params={"after": max(0, last_seq - 2)})
+                out.append(time.perf_counter() - started)
+                if response.status_code != 200 or not response.json()["events"]:
+                    raise RuntimeError(f"poll refused: {response.status_code} {response.text[:300]}")
+
         def bare(client: int, out: list[float]) -> None:
             table = tables[client]
             session = table.sessions[0]
@@ -234,12 +257,19 @@ def main() -> None:
         args.moves = 20
         run_clients(args.clients, bare)
         run_clients(args.clients, moves)
+        run_clients(args.clients, polls)
         args.moves = saved
 
-        results: dict[str, list[tuple[list[float], float]]] = {"bare": [], "moves": []}
+        phases = {"bare": bare, "moves": moves, "polls": polls}
+        results: dict[str, list[tuple[list[float], float]]] = {name: [] for name in phases}
+        cpu: dict[str, float] = dict.fromkeys(phases, 0.0)
+        load_before = Path("/proc/loadavg").read_text().split()[:3]
         for _ in range(args.rounds):
-            results["bare"].append(run_clients(args.clients, bare))
-            results["moves"].append(run_clients(args.clients, moves))
+            for name, work in phases.items():
+                before = process_cpu(server.pid)
+                results[name].append(run_clients(args.clients, work))
+                cpu[name] += process_cpu(server.pid) - before
+        load_after = Path("/proc/loadavg").read_text().split()[:3]
 
         print(
             f"preset {args.preset}, {args.clients} clients, {args.moves} requests each, {args.rounds} rounds"
@@ -252,8 +282,18 @@ def main() -> None:
             print(
                 f"{name:>5}: {rates[name]:8.1f} req/s   p50 {statistics.median(latencies) * 1e3:6.2f} ms"
                 f"   p99 {percentile(latencies, 0.99) * 1e3:6.2f} ms   ({len(latencies)} requests)"
+                f"   server CPU {cpu[name] / len(latencies) * 1e3:5.2f} ms/request"
             )
         print(f"ratio moves/bare: {rates['moves'] / rates['bare']:.2f} (goal >= 0.75)")
+        per = {name: cpu[name] / sum(len(lat) for lat, _ in results[name]) * 1e3 for name in phases}
+        print(
+            f"server CPU per move {per['moves']:.2f} ms (goal <= 4; bare transaction {per['bare']:.2f} ms), "
+            f"per poll {per['polls']:.2f} ms (goal <= 1.5)"
+        )
+        print(
+            f"load average before {' '.join(load_before)}, after {' '.join(load_after)} "
+            "(a shared 2-core machine: wall-clock rates are inflated by other work, CPU per request less)"
+        )
     finally:
         server.terminate()
         server.wait(timeout=10)

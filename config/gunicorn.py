@@ -21,6 +21,17 @@ def default_workers(cores: int) -> int:
     return 2 * cores + 1
 
 
+
+def default_env() -> list[str]:
+    # A psycopg pool per worker unless the deployment chose its connections itself: long-polls give
+    # their connection back while they wait (config/api/long_poll.py), so a few per worker serve every
+    # request; without a pool each request opens a new PostgreSQL connection (docs/scaling.md).
+    # gunicorn sets these in its own process when it starts, so the forked workers' settings see them.
+    if "DB_POOL_MAX_SIZE" not in os.environ and os.environ.get("DB_CONN_MAX_AGE", "0") == "0":
+        return ["DB_POOL_MAX_SIZE=4"]
+    return []
+
+
 wsgi_app = "config.asgi:application"
 worker_class = "uvicorn_worker.UvicornWorker"
 bind = os.environ.get("WEB_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
@@ -31,6 +42,7 @@ graceful_timeout = int(os.environ.get("WEB_GRACEFUL_TIMEOUT", "20"))
 # A worker silent this long is restarted; a long-poll is awaited in the event loop, so it does not count.
 timeout = int(os.environ.get("WEB_TIMEOUT", "60"))
 keepalive = 5
+raw_env = default_env()
 # Our request middleware writes the access line (with its request id); gunicorn's would repeat it.
 accesslog = None
 # Behind a load balancer: trust X-Forwarded-* from the addresses listed (gunicorn's own default).

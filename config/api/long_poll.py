@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import connections
 from django.views.decorators.csrf import csrf_exempt
 
 from config import shutdown, wakeups
@@ -39,7 +40,25 @@ def long_poll_view(
     from the database, whether there is anything after `after` now.
     """
     sync_view = sync_to_async(api_class.as_view())
-    changed_async = sync_to_async(changed)
+
+    def changed_then_release(request, after, **kwargs) -> bool:
+        try:
+            return changed(request, after, **kwargs)
+        finally:
+            release()
+
+    def release() -> None:
+        # A waiting client must not hold a database connection for its whole wait: with a pool
+        # (DB_POOL_MAX_SIZE) a few long-polls would take every connection and the next requests
+        # time out; without one, each waiting client would keep a PostgreSQL backend open.
+        # Thread-sensitive calls of one request share a thread, so this is the views' connection.
+        # One inside a transaction (a test's, say) is not ours to close.
+        for connection in connections.all(initialized_only=True):
+            if not connection.in_atomic_block:
+                connection.close()
+
+    changed_async = sync_to_async(changed_then_release)
+    release_async = sync_to_async(release)
 
     async def view(request, **kwargs):
         response = await sync_view(request, **kwargs)
@@ -49,6 +68,7 @@ def long_poll_view(
             return response
         after, wait = params
         end = time.monotonic() + wait
+        await release_async()
         async with wakeups.Waiter(channel=channel(request, **kwargs)) as waiter:
             # A process told to stop answers at once with what it has (config/shutdown.py).
             while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():

@@ -1,0 +1,551 @@
+#!/usr/bin/env python
+"""N tables of five simulated people at human pace, against the production server profile.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bh_capacity \\
+        .venv/bin/python bench/load_tables.py --tables 50 --seconds 90
+
+Starts the `web` role's server (gunicorn with uvicorn workers, `config/gunicorn.py`, production
+settings; `--server uvicorn` for one plain process) on 127.0.0.1, creates `--tables` one-deal tables
+with staff `setups` (so all start at once) and seats five users at each. Every simulated player is
+what a mobile client does:
+
+* it long-polls its feed, `GET me/events?after=..&wait=20`; a `your_turn` entry wakes it up;
+* it long-polls the game's log, `GET games/{id}/events?after=..&wait=20`, to show the others' plays;
+* prompted, it reads its view (`GET games/{id}`), thinks (`--think` s ± `--jitter`, uniform) and
+  posts a legal action (`POST games/{id}/actions` with `expected_version`). A `stale_version` answer
+  (another seat of a call window answered first) is re-read and retried, as a client would.
+
+A table whose deal ends fetches `games/{id}/final` and starts a new one-deal table with the same
+players, until `--seconds` have passed. Then no new move is sent, and the run is checked: every
+accepted move is in the event log exactly once (and nothing else acted), every ended deal's final
+view was served, and no client saw an event twice.
+
+Printed: moves/s and event polls/s (answered long-polls), move latency p50/p95/p99, wake-up delay
+(the event row's insert, inside the move's transaction, to the answer reaching a waiting client:
+game-log followers and the feed's `your_turn`), errors by kind, the server's CPU per move and per
+request (utime + stime of its processes from /proc, the CPU-time figure to trust on a shared
+machine), the load generator's own CPU share, and the load average before and after.
+
+No Celery worker runs: deadline tasks go to Redis db `--redis-db` (flushed at the end) and nothing
+consumes them (a turn timer is 15 s or more, a think 3 s). Loopback only; every loop is bounded by
+`--seconds` and every request by a timeout.
+"""
+
+import argparse
+import asyncio
+import logging
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TICKS = os.sysconf("SC_CLK_TCK")
+POLL_WAIT = 20
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1].split("?")[0]
+    admin_url = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def process_tree_cpu(root_pid: int) -> float:
+    """CPU seconds (user + system) of `root_pid` and its live descendants, from /proc."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            children[int(fields[1])].append(int(entry))
+    total, todo = 0.0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / TICKS
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+@dataclass
+class Stats:
+    move_latency: list[float] = field(default_factory=list)
+    polls: Counter = field(default_factory=Counter)
+    requests: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter)
+    stale: int = 0
+    # (game id, seq, wall time the answer arrived) per game-log follower, and per feed your_turn.
+    game_arrivals: list[tuple[int, int, float]] = field(default_factory=list)
+    feed_arrivals: list[tuple[int, int, float]] = field(default_factory=list)
+    duplicates: int = 0
+    # game id -> [(version after the move, seat, action dict)]
+    accepted: dict[int, list[tuple[int, int, dict]]] = field(default_factory=lambda: defaultdict(list))
+    ended: set[int] = field(default_factory=set)
+    finals: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class Player:
+    user_id: int
+    headers: dict
+    feed_after: int = 0
+    prompts: asyncio.Queue = field(default_factory=asyncio.Queue)
+
+
+class Run:
+    def __init__(self, args, base: str, client: httpx.AsyncClient, staff_headers: dict):
+        self.args = args
+        self.base = base
+        self.client = client
+        self.staff_headers = staff_headers
+        self.stats = Stats()
+        self.stop = asyncio.Event()
+        self.measuring = False
+        self.rng = random.Random(args.seed)
+
+    async def request(
+        self, kind: str, method: str, url: str, headers: dict, **kwargs
+    ) -> httpx.Response | None:
+        try:
+            response = await self.client.request(method, self.base + url, headers=headers, **kwargs)
+        except (httpx.HTTPError, OSError) as exc:
+            if not (kind.startswith("poll") and self.stop.is_set()):
+                self.stats.errors[f"{kind}: {type(exc).__name__}"] += 1
+            return None
+        if self.measuring:
+            self.stats.requests[kind] += 1
+        return response
+
+    async def new_table(self, players: list[Player]) -> int:
+        seed = self.rng.randrange(2**62)
+        created = await self.request(
+            "setup",
+            "POST",
+            "/tables",
+            self.staff_headers,
+            json={"preset": self.args.preset, "deals": 1, "setups": [{"seed": seed}]},
+        )
+        if created is None or created.status_code != 201 and created.status_code != 200:
+            raise RuntimeError(f"table not created: {created and created.text[:300]}")
+        table = created.json()
+        for seat, player in enumerate(players):
+            joined = await self.request(
+                "setup",
+                "POST",
+                f"/tables/{table['id']}/join",
+                player.headers,
+                json={"code": table["code"], "seat": seat},
+            )
+            if joined is None or joined.status_code >= 300:
+                raise RuntimeError(f"join refused: {joined and joined.text[:300]}")
+        detail = await self.request("setup", "GET", f"/tables/{table['id']}", self.staff_headers)
+        return detail.json()["current_game"]
+
+    async def follow_feed(self, player: Player) -> None:
+        while not self.stop.is_set():
+            response = await self.request(
+                "poll feed",
+                "GET",
+                "/me/events",
+                player.headers,
+                params={"after": player.feed_after, "wait": POLL_WAIT},
+            )
+            if response is None or response.status_code != 200:
+                if response is not None:
+                    self.stats.errors[f"poll feed: {response.status_code}"] += 1
+                await asyncio.sleep(1)
+                continue
+            arrived = time.time()
+            body = response.json()
+            if self.measuring:
+                self.stats.polls["feed"] += 1
+            for event in body["events"]:
+                if event["type"] == "your_turn":
+                    player.prompts.put_nowait((event["game"], event["version"]))
+                    if self.measuring:
+                        self.stats.feed_arrivals.append((player.user_id, event["seq"], arrived))
+            player.feed_after = body["last_seq"]
+
+    async def follow_game(self, player: Player, game: int, over: asyncio.Event) -> None:
+        after, seen = 0, set()
+        while not over.is_set() and not self.stop.is_set():
+            response = await self.request(
+                "poll game",
+                "GET",
+                f"/games/{game}/events",
+                player.headers,
+                params={"after": after, "wait": POLL_WAIT},
+            )
+            if response is None or response.status_code != 200:
+                if response is not None:
+                    self.stats.errors[f"poll game: {response.status_code}"] += 1
+                await asyncio.sleep(1)
+                continue
+            arrived = time.time()
+            body = response.json()
+            if self.measuring:
+                self.stats.polls["game"] += 1
+            for event in body["events"]:
+                if event["seq"] in seen:
+                    self.stats.duplicates += 1
+                seen.add(event["seq"])
+                if self.measuring and after > 0:
+                    self.stats.game_arrivals.append((game, event["seq"], arrived))
+                if event["type"] in ("deal_over", "void"):
+                    over.set()
+            after = body["last_seq"]
+
+    async def act(self, player: Player, seat: int, game: int, over: asyncio.Event) -> None:
+        """Wait for a prompt of this game, think, read the view, post a legal action."""
+        while not over.is_set() and not self.stop.is_set():
+            try:
+                prompt_game, _ = await asyncio.wait_for(player.prompts.get(), timeout=1)
+            except TimeoutError:
+                continue
+            if prompt_game != game:
+                continue
+            think = self.args.think + self.rng.uniform(-self.args.jitter, self.args.jitter)
+            await asyncio.sleep(max(0.0, think))
+            for _ in range(3):
+                if self.stop.is_set():
+                    return
+                if not await self.move_once(player, seat, game, over):
+                    break
+
+    async def move_once(self, player: Player, seat: int, game: int, over: asyncio.Event) -> bool:
+        """One read-and-post; True when the post met a stale version and should be retried."""
+        viewed = await self.request("view", "GET", f"/games/{game}", player.headers)
+        if viewed is None or viewed.status_code != 200:
+            if viewed is not None:
+                self.stats.errors[f"view: {viewed.status_code}"] += 1
+            return False
+        view = viewed.json()
+        if view["phase"] in ("over", "void"):
+            over.set()
+            return False
+        legal = view.get("legal_actions") or []
+        if not legal:
+            return False
+        plays = [a for a in legal if a["type"] == "play"]
+        action = self.rng.choice(plays) if plays and self.rng.random() < 0.8 else self.rng.choice(legal)
+        payload = {"type": action["type"], "expected_version": view["version"]}
+        if action.get("cards"):
+            payload["cards"] = action["cards"]
+        if action.get("card") is not None:
+            payload["card"] = action["card"]
+        started = time.perf_counter()
+        response = await self.request("move", "POST", f"/games/{game}/actions", player.headers, json=payload)
+        elapsed = time.perf_counter() - started
+        if response is None:
+            return False
+        if response.status_code == 200:
+            body = response.json()
+            self.stats.accepted[game].append((body["version"], seat, action))
+            if self.measuring:
+                self.stats.move_latency.append(elapsed)
+            if body["phase"] in ("over", "void"):
+                over.set()
+            return False
+        if response.status_code == 409 and response.json().get("code") == "stale_version":
+            self.stats.stale += 1
+            return True
+        self.stats.errors[f"move: {response.status_code} {response.text[:80]}"] += 1
+        return False
+
+    async def table_slot(self, players: list[Player], first_game: int) -> None:
+        game = first_game
+        while True:
+            over = asyncio.Event()
+            followers = [asyncio.create_task(self.follow_game(p, game, over)) for p in players]
+            actors = [asyncio.create_task(self.act(p, s, game, over)) for s, p in enumerate(players)]
+            await asyncio.gather(*actors)
+            for task in followers:
+                task.cancel()
+            await asyncio.gather(*followers, return_exceptions=True)
+            if not over.is_set():
+                return
+            self.stats.ended.add(game)
+            final = await self.request("final", "GET", f"/games/{game}/final", players[0].headers)
+            self.stats.finals[game] = final.status_code if final is not None else 0
+            if self.stop.is_set():
+                return
+            game = await self.new_table(players)
+
+
+def check_log(stats: Stats) -> list[str]:
+    """Every accepted move is in the event log exactly once, and no other action was recorded."""
+    from games.models import Event
+
+    problems = []
+    for game, moves in stats.accepted.items():
+        rows = list(Event.objects.filter(game_id=game, action__isnull=False).values_list("version", "action"))
+        logged = Counter(
+            (version, seat, action["type"], tuple(sorted(action["cards"])), action["card"])
+            for version, (seat, action) in rows
+        )
+        sent = Counter(
+            (version, seat, a["type"], tuple(sorted(a.get("cards") or [])), a.get("card"))
+            for version, seat, a in moves
+        )
+        if logged != sent:
+            problems.append(
+                f"game {game}: log {sum(logged.values())} actions, accepted {len(moves)}, "
+                f"missing {sent - logged}, extra {logged - sent}"[:300]
+            )
+    for game in stats.ended:
+        if stats.finals.get(game) != 200:
+            problems.append(f"game {game} ended but final view answered {stats.finals.get(game)}")
+    return problems
+
+
+def wake_delays(stats: Stats) -> tuple[list[float], list[float]]:
+    from accounts.models import FeedEvent
+    from games.models import Event
+
+    created = {}
+    games = {g for g, _, _ in stats.game_arrivals}
+    for game, seq, at in Event.objects.filter(game_id__in=games).values_list("game_id", "seq", "created_at"):
+        created[(game, seq)] = at.timestamp()
+    game_delays = [t - created[(g, s)] for g, s, t in stats.game_arrivals if (g, s) in created]
+    users = {u for u, _, _ in stats.feed_arrivals}
+    feed_created = {
+        (u, s): at.timestamp()
+        for u, s, at in FeedEvent.objects.filter(user_id__in=users).values_list(
+            "user_id", "seq", "created_at"
+        )
+    }
+    feed_delays = [t - feed_created[(u, s)] for u, s, t in stats.feed_arrivals if (u, s) in feed_created]
+    return game_delays, feed_delays
+
+
+def ms(values: list[float]) -> str:
+    return (
+        f"p50 {percentile(values, 0.5) * 1e3:7.1f}  p95 {percentile(values, 0.95) * 1e3:7.1f}  "
+        f"p99 {percentile(values, 0.99) * 1e3:7.1f} ms  (n={len(values)})"
+    )
+
+
+async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]], server_pid: int) -> None:
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    timeout = httpx.Timeout(POLL_WAIT + 15, connect=10)
+    async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
+        run = Run(args, base, client, {"Authorization": f"Bearer {staff_token}"})
+        players = [Player(user_id=uid, headers={"Authorization": f"Bearer {tok}"}) for uid, tok in tokens]
+        tables = [players[i * 5 : (i + 1) * 5] for i in range(args.tables)]
+        setup_started = time.perf_counter()
+        gate = asyncio.Semaphore(8)
+
+        async def setup(table_players):
+            async with gate:
+                return await run.new_table(table_players)
+
+        games = await asyncio.gather(*(setup(t) for t in tables))
+        print(f"setup: {args.tables} tables seated in {time.perf_counter() - setup_started:.1f} s")
+        feeds = [asyncio.create_task(run.follow_feed(p)) for p in players]
+        slots = [asyncio.create_task(run.table_slot(t, g)) for t, g in zip(tables, games)]
+
+        await asyncio.sleep(min(args.warmup, args.seconds / 4))
+        run.measuring = True
+        load_before = load_average()
+        server_cpu0, own0, wall0 = process_tree_cpu(server_pid), os.times(), time.perf_counter()
+        await asyncio.sleep(args.seconds)
+        server_cpu1, own1, wall1 = process_tree_cpu(server_pid), os.times(), time.perf_counter()
+        load_after = load_average()
+        run.measuring = False
+        run.stop.set()
+        await asyncio.wait_for(asyncio.gather(*slots, return_exceptions=True), timeout=60)
+        for task in feeds:
+            task.cancel()
+        await asyncio.gather(*feeds, return_exceptions=True)
+
+    stats = run.stats
+    wall = wall1 - wall0
+    moves = len(stats.move_latency)
+    polls = sum(stats.polls.values())
+    server_cpu = server_cpu1 - server_cpu0
+    own_cpu = (own1.user + own1.system) - (own0.user + own0.system)
+    game_delays, feed_delays = await asyncio.to_thread(wake_delays, stats)
+    problems = await asyncio.to_thread(check_log, stats)
+    total_requests = sum(stats.requests.values())
+    print(
+        f"server {args.server} ({args.workers or 'default'} workers), preset {args.preset}, "
+        f"{args.tables} tables, think {args.think}±{args.jitter} s, measured {wall:.0f} s"
+    )
+    print(
+        f"load average (1/5/15 min) before {load_before}, after {load_after}  "
+        f"(2 cores shared with other engineers' work: every wall-clock figure is inflated)"
+    )
+    print(
+        f"moves: {moves / wall:7.1f}/s   event polls answered: {polls / wall:7.1f}/s "
+        f"(game {stats.polls['game']}, feed {stats.polls['feed']})   requests: {total_requests / wall:.1f}/s"
+    )
+    print(f"move latency:            {ms(stats.move_latency)}")
+    print(f"wake-up, game followers: {ms(game_delays)}")
+    print(f"wake-up, feed your_turn: {ms(feed_delays)}")
+    if moves:
+        print(
+            f"server CPU: {server_cpu:.1f} s = {server_cpu / wall * 100:.0f}% of one core; "
+            f"{server_cpu / moves * 1e3:.1f} ms per move (all its requests: view, polls, feed), "
+            f"{server_cpu / max(total_requests, 1) * 1e3:.2f} ms per request"
+        )
+    print(
+        f"load generator CPU: {own_cpu:.1f} s = {own_cpu / wall * 100:.0f}% of one core "
+        f"({own_cpu / max(total_requests, 1) * 1e3:.2f} ms per request)"
+    )
+    print(f"requests by kind: {dict(stats.requests)}")
+    print(f"stale_version retries: {stats.stale}   duplicated events seen by a client: {stats.duplicates}")
+    print(
+        f"deals ended: {len(stats.ended)}, final views 200: "
+        f"{sum(1 for g in stats.ended if stats.finals.get(g) == 200)}"
+    )
+    print(
+        f"accepted moves checked against the event log: {sum(len(m) for m in stats.accepted.values())} "
+        f"in {len(stats.accepted)} games, problems: {len(problems)}"
+    )
+    for problem in problems[:10]:
+        print("  ", problem)
+    print(f"errors: {sum(stats.errors.values())} {dict(stats.errors) if stats.errors else ''}")
+    p99 = percentile(stats.move_latency, 0.99)
+    holds = moves > 0 and p99 < 0.3 and not stats.errors and not problems and not stats.duplicates
+    print(
+        f"verdict: p99 move latency {p99 * 1e3:.0f} ms < 300 ms with zero errors and an exact log: "
+        f"{'HOLDS' if holds else 'FAILS'}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=60, help="measured time (after the warm-up)")
+    parser.add_argument("--warmup", type=float, default=10)
+    parser.add_argument("--think", type=float, default=3.0)
+    parser.add_argument("--jitter", type=float, default=1.0)
+    parser.add_argument("--preset", default="weihai")
+    parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
+    parser.add_argument(
+        "--workers", type=int, default=0, help="gunicorn workers (default: config/gunicorn.py)"
+    )
+    parser.add_argument("--pool", type=int, default=4, help="DB_POOL_MAX_SIZE per worker (0: none)")
+    parser.add_argument("--redis-db", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 1800:
+        sys.exit("--tables 1..1000 and --seconds up to 1800")
+
+    database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
+    if not database_url.startswith("postgres"):
+        sys.exit("bench/load_tables.py measures PostgreSQL: set DATABASE_URL=postgres://...")
+    ensure_database(database_url)
+    redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
+    metrics_dir = tempfile.mkdtemp(prefix="bh-load-metrics-")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": "bench-load-tables-not-a-secret",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": redis_url,
+        "DB_POOL_MAX_SIZE": str(args.pool),
+        "PROMETHEUS_MULTIPROC_DIR": metrics_dir,
+        "AUTH_THROTTLE_RATE": "100000/min",
+    }
+    if args.workers:
+        env["WEB_CONCURRENCY"] = str(args.workers)
+    os.environ.update(env)
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+
+    import django
+
+    django.setup()
+    # The production settings log every client request of httpx at INFO; the figures are the output.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    from accounts.models import User
+    from accounts.services import token_create
+
+    port = free_port()
+    if args.server == "gunicorn":
+        command = [python, "-m", "gunicorn", "--config", "python:config.gunicorn"]
+        env["WEB_BIND"] = f"127.0.0.1:{port}"
+    else:
+        command = [
+            python,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
+    log = open(Path(tempfile.gettempdir()) / f"bh-load-server-{port}.log", "w")  # noqa: SIM115
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(300):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        stamp = f"{int(time.time())}{random.randrange(1000)}"
+        staff = User.objects.create_user(username=f"load-staff-{stamp}", password="x" * 12, is_staff=True)
+        users = User.objects.bulk_create([User(username=f"load-{stamp}-{i}") for i in range(args.tables * 5)])
+        tokens = [(user.pk, token_create(user=user)) for user in users]
+        asyncio.run(
+            drive(args, f"http://127.0.0.1:{port}/api/v1", token_create(user=staff), tokens, server.pid)
+        )
+        print(f"server log: {log.name}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+        import redis
+
+        # The deadline tasks of the run's deals, which no worker will run.
+        redis.Redis.from_url(redis_url).flushdb()
+
+
+if __name__ == "__main__":
+    main()
