@@ -102,9 +102,19 @@ class ModerationActionAdmin(ReadOnlyAdmin):
 
 @admin.register(AuthToken)
 class AuthTokenAdmin(admin.ModelAdmin):
-    list_display = ("id", "user", "created_at", "last_used_at", "expires_at", "revoked_at")
-    readonly_fields = ("key_hash", "user", "created_at", "last_used_at", "expires_at")
-    search_fields = ("user__username",)
+    """Tokens without their secret: the key is never stored, and its hash is not shown either."""
+
+    list_display = (
+        "id", "user", "kind", "name", "prefix", "scopes", "created_at", "last_used_at", "expires_at",
+        "revoked_at",
+    )
+    list_filter = ("kind",)
+    exclude = ("key_hash",)
+    readonly_fields = ("user", "kind", "name", "prefix", "scopes", "created_at", "last_used_at", "expires_at")
+    search_fields = ("user__username", "prefix", "name")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # issued by the API, which shows the secret once
     list_select_related = ("user",)
     list_per_page = 50
 
@@ -141,3 +151,7 @@ class RatingChangeAdmin(admin.ModelAdmin):
 class SideBiasAdmin(admin.ModelAdmin):
     list_display = ("preset", "shape", "mu", "sigma", "deals", "updated_at")
     readonly_fields = ("preset", "shape", "mu", "sigma", "deals", "updated_at")
+
+
+# Webhooks, their messages and every delivery attempt (accounts/webhooks/admin.py).
+from accounts.webhooks import admin as webhooks_admin  # noqa: E402,F401

@@ -11,6 +11,7 @@ from accounts.usernames import username_normalize
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer, refuse_body_fields
+from games.engine.rules import PRESETS
 
 
 class UserOutputSerializer(serializers.Serializer):
@@ -18,6 +19,7 @@ class UserOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
     is_guest = serializers.BooleanField()
     is_staff = serializers.BooleanField()
+    is_bot = serializers.BooleanField(help_text="An integrator's bot account (or a seat the server plays).")
     banned = serializers.SerializerMethodField(help_text="An active `ban` sanction (GET me/restrictions).")
 
     def get_banned(self, user) -> bool:
@@ -54,7 +56,9 @@ class AuthEmptyInputSerializer(StrictInputSerializer):
     pass
 
 
-_USER_EXAMPLE = {"id": 7, "username": "lihua", "is_guest": False, "is_staff": False, "banned": False}
+_USER_EXAMPLE = {
+    "id": 7, "username": "lihua", "is_guest": False, "is_staff": False, "is_bot": False, "banned": False
+}
 _TOKEN = "3f2a6c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49"
 
 
@@ -253,7 +257,8 @@ class MeApi(APIView):
         return Response(UserOutputSerializer(request.user).data)
 
 
-RATING_PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
+# The engine is a pure library (no app): naming its presets keeps accounts free of the games app.
+RATING_PRESETS = PRESETS
 
 
 class RatingLeaderboardQueryInputSerializer(serializers.Serializer):

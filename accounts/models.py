@@ -22,20 +22,43 @@ class User(AbstractUser):
     # A bot user (CONTRACT §5) has no usable password and plays from the worker through the same
     # service path as a player's move.
     is_bot = models.BooleanField(default=False)
+    # An integrator's bot (CONTRACT §7): plays through the API with a `play` token, like a person. The
+    # server's own seat-filling bots have no owner and never sign in.
+    bot_owner = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="bots",
+        help_text="The integrator this bot account belongs to (empty: not an integrator's bot).",
+    )
 
     objects = CaseInsensitiveUserManager()
+
+    @property
+    def is_server_bot(self) -> bool:
+        """A seat the server plays itself (not an integrator's bot, which plays through the API)."""
+        return self.is_bot and self.bot_owner_id is None
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
         constraints = [models.UniqueConstraint(Lower("username"), name="user_username_ci")]
 
 
+class TokenKind(models.TextChoices):
+    LOGIN = "login"
+    PERSONAL = "personal", "personal access token"
+
+
 class AuthToken(models.Model):
     """One bearer token; only its hash is stored, so a database leak yields no usable token.
 
-    It expires TOKEN_TTL_DAYS after its last use (sliding; accounts.selectors.token_get_active)."""
+    A login token expires TOKEN_TTL_DAYS after its last use (sliding; accounts.selectors.
+    token_get_active) and carries every scope its user may have (`scopes` empty). A personal access
+    token (CONTRACT §7) has a name, its scopes and a fixed expiry; `prefix` (the key's first
+    characters) lets its owner recognise it."""
 
     key_hash = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=16, choices=TokenKind.choices, default=TokenKind.LOGIN)
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=16, blank=True)
+    scopes = models.JSONField(null=True, blank=True, help_text="Empty: every scope the user may have.")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="auth_tokens")
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -48,6 +71,14 @@ class AuthToken(models.Model):
     @staticmethod
     def new_key() -> str:
         return secrets.token_hex(20)
+
+    # Personal access tokens are recognisable in a leak scan or a log (like GitHub's `ghp_`).
+    PERSONAL_PREFIX = "bhp_"
+    PREFIX_LENGTH = 12
+
+    @classmethod
+    def new_personal_key(cls) -> str:
+        return cls.PERSONAL_PREFIX + secrets.token_hex(20)
 
     @staticmethod
     def hash_key(key: str) -> str:
@@ -212,3 +243,7 @@ class ModerationAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.target_type} {self.target_id} by {self.moderator_id}"
+
+
+# The webhook models live with the webhook code; Django finds them through this module.
+from accounts.webhooks.models import Webhook, WebhookDelivery, WebhookMessage  # noqa: E402,F401

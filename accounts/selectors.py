@@ -2,11 +2,20 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import F, Q, Value
+from django.db.models import F, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, User
+from accounts.models import (
+    AuthToken,
+    ModerationAction,
+    Rating,
+    RatingChange,
+    Sanction,
+    SanctionKind,
+    TokenKind,
+    User,
+)
 from config.api.errors import ApiError, ErrorCode
 
 
@@ -21,15 +30,27 @@ def token_ttl() -> timedelta:
 def token_get_active(*, key: str) -> AuthToken | None:
     """The unrevoked, unexpired token with this key. Using a token extends it to TOKEN_TTL_DAYS from
     now (sliding expiry); the row is written at most once per tenth of the TTL (at most daily), not
-    on every request."""
+    on every request.
+
+    The same query says whether the user is under an active ban (`active_ban_id` on the user), so
+    the permission that enforces bans (accounts/permissions.py) costs no query of its own."""
     now = timezone.now()
+    bans = _active(Sanction.objects.filter(user_id=OuterRef("user_id"), kind=SanctionKind.BAN), now=now)
     token = (
         AuthToken.objects.select_related("user")
+        .annotate(active_ban_id=Subquery(bans.values("pk")[:1]))
         .filter(key_hash=AuthToken.hash_key(key), revoked_at__isnull=True, expires_at__gt=now)
         .first()
     )
     if token is None:
         return None
+    token.user.active_ban_id = token.active_ban_id
+    if token.kind == TokenKind.PERSONAL:
+        # A personal token's expiry is fixed; its last use is written at most once a minute.
+        if token.last_used_at is None or token.last_used_at < now - timedelta(seconds=60):
+            token.last_used_at = now
+            AuthToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        return token
     ttl = token_ttl()
     if token.expires_at < now + ttl - min(ttl / 10, timedelta(days=1)):
         token.expires_at, token.last_used_at = now + ttl, now
@@ -107,3 +128,12 @@ def user_ratings(*, user_id: int, history: int = 50) -> list[dict]:
         )
         result.append({"rating": rating, "history": changes})
     return result
+
+
+def personal_tokens(*, user: User) -> list[AuthToken]:
+    """The user's personal access tokens that still work, newest first."""
+    return list(
+        AuthToken.objects.filter(
+            user=user, kind=TokenKind.PERSONAL, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        ).order_by("-created_at", "-id")
+    )

@@ -1,7 +1,8 @@
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -18,9 +19,13 @@ from accounts.models import (
     Sanction,
     SanctionKind,
     SideBias,
+    TokenKind,
     User,
 )
+from accounts.permissions import missing_scope_error
+from accounts.scopes import BOT_SCOPES, Scope
 from accounts.usernames import username_is_reserved, username_normalize
+from accounts.webhooks.outbox import webhook_enqueue
 from config.api.errors import ApiError, ErrorCode
 
 
@@ -91,13 +96,63 @@ def token_obtain(*, username: str, password: str) -> str:
     return token_create(user=user)
 
 
-def token_revoke(*, token: AuthToken) -> None:
+def token_revoke(*, token) -> None:
+    """Revoke the token of a request: ours, or an OAuth access token (django-oauth-toolkit's)."""
+    if not isinstance(token, AuthToken):
+        token.revoke()
+        return
     AuthToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
 def tokens_revoke_all(*, user: User) -> int:
-    """Sign out everywhere: every token of `user` stops working. Returns how many were active."""
-    return AuthToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    """Sign out everywhere: every token of `user` stops working, personal and OAuth ones included.
+    Returns how many of ours were active."""
+    from oauth2_provider.models import get_access_token_model, get_refresh_token_model
+
+    with transaction.atomic():
+        refresh_tokens = get_refresh_token_model().objects.filter(user=user, revoked__isnull=True)
+        refresh_tokens.update(revoked=timezone.now())
+        get_access_token_model().objects.filter(user=user).delete()
+        return AuthToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def personal_token_create(
+    *, user: User, name: str, scopes: list[str], expires_in_days: int | None, granted: frozenset[str]
+) -> tuple[AuthToken, str]:
+    """Issue a personal access token (CONTRACT §7); returns it and its key (shown once, never stored).
+
+    It never gets a scope the request's own token lacks (`granted`), so a narrow token cannot mint a
+    wider one, nor a user a scope he may not have (`moderation` is staff's)."""
+    unknown = sorted(set(scopes) - set(Scope.values))
+    if not scopes or unknown:
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST,
+            f"scopes must be a non-empty list of {', '.join(Scope.values)}.",
+            extra={"scopes": [f"unknown: {scope}" for scope in unknown] or ["required"]},
+        )
+    for scope in sorted(set(scopes)):
+        if scope not in granted:
+            raise missing_scope_error(scope=scope)
+    days = settings.PERSONAL_TOKEN_DEFAULT_DAYS if expires_in_days is None else expires_in_days
+    key = AuthToken.new_personal_key()
+    token = AuthToken.objects.create(
+        user=user,
+        kind=TokenKind.PERSONAL,
+        name=name,
+        prefix=key[: AuthToken.PREFIX_LENGTH],
+        scopes=sorted(set(scopes)),
+        key_hash=AuthToken.hash_key(key),
+        expires_at=timezone.now() + timedelta(days=days),
+    )
+    return token, key
+
+
+def personal_token_revoke(*, user: User, token_id: int) -> None:
+    revoked = AuthToken.objects.filter(
+        pk=token_id, user=user, kind=TokenKind.PERSONAL, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now())
+    if not revoked:
+        raise ApiError(ErrorCode.NOT_FOUND, "No such token.")
 
 
 def moderation_action_record(
@@ -279,4 +334,42 @@ def ratings_record_deal(
         bias.deals += 1
         bias.save(update_fields=["mu", "sigma", "deals", "updated_at"])
         RatingChange.objects.bulk_create(changes)
+        webhook_enqueue(event="rating.changed", data=rating_changed_data(game_id=game_id, preset=preset, changes=changes), user_ids=user_ids)  # noqa: E501
     return True
+
+
+def rating_changed_data(*, game_id: int, preset: str, changes: list[RatingChange]) -> dict:
+    """The `rating.changed` webhook's data: one deal's effect on each of its players."""
+    fields = ("mu_before", "sigma_before", "mu_after", "sigma_after", "result")
+    return {
+        "game": game_id,
+        "preset": preset,
+        "changes": [
+            {"user": change.user_id, **{name: getattr(change, name) for name in fields}} for change in changes
+        ],
+    }
+
+
+def bot_register(*, username: str, owner: User) -> tuple[User, str]:
+    """An integrator's bot account (CONTRACT §7), created by staff for `owner`: it has no password
+    and plays with the personal token returned here (scopes read, play, tables), like any player."""
+    username = username_normalize(username)
+    if username_is_reserved(username) or selectors.user_by_username(username=username) is not None:
+        raise _username_taken()
+    if owner.is_bot:
+        raise ApiError(ErrorCode.INVALID_REQUEST, "A bot cannot own bots.", extra={"owner": ["is a bot"]})
+    try:
+        with transaction.atomic():
+            user = User(username=username, is_bot=True, bot_owner=owner)
+            user.set_unusable_password()
+            user.save()
+            _, key = personal_token_create(
+                user=user,
+                name="bot",
+                scopes=sorted(BOT_SCOPES),
+                expires_in_days=settings.PERSONAL_TOKEN_MAX_DAYS,
+                granted=BOT_SCOPES,
+            )
+    except IntegrityError as exc:
+        raise _username_taken() from exc
+    return user, key

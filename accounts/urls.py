@@ -1,6 +1,7 @@
 from django.urls import path
 
-from accounts import apis, feed_apis
+from accounts import apis, bot_apis, feed_apis, token_apis
+from accounts.webhooks import apis as webhook_apis
 
 urlpatterns = [
     path("auth/register", apis.AuthRegisterApi.as_view(), name="auth-register"),
@@ -8,6 +9,21 @@ urlpatterns = [
     path("auth/guest", apis.AuthGuestApi.as_view(), name="auth-guest"),
     path("auth/logout", apis.AuthLogoutApi.as_view(), name="auth-logout"),
     path("auth/logout-all", apis.AuthLogoutAllApi.as_view(), name="auth-logout-all"),
+    path("auth/tokens", token_apis.AuthTokensApi.as_view(), name="auth-tokens"),
+    path("auth/tokens/<int:token_id>", token_apis.AuthTokenDetailApi.as_view(), name="auth-token-detail"),
+    path("webhooks", webhook_apis.WebhooksApi.as_view(), name="webhooks"),
+    path("webhooks/<int:webhook_id>", webhook_apis.WebhookDetailApi.as_view(), name="webhook-detail"),
+    path(
+        "webhooks/<int:webhook_id>/deliveries",
+        webhook_apis.WebhookDeliveriesApi.as_view(),
+        name="webhook-deliveries",
+    ),
+    path(
+        "webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver",
+        webhook_apis.WebhookRedeliverApi.as_view(),
+        name="webhook-redeliver",
+    ),
+    path("bots", bot_apis.BotCreateApi.as_view(), name="bots"),
     path("me", apis.MeApi.as_view(), name="me"),
     path("me/restrictions", apis.MeRestrictionsApi.as_view(), name="me-restrictions"),
     path("me/events", feed_apis.me_events_view, name="me-events"),

@@ -2,7 +2,9 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
+from oauth2_provider import urls as oauth_urls
 
+from accounts.oauth_login import OAuthLoginView
 from config import health, metrics_view
 
 api_v1 = [
@@ -19,6 +21,10 @@ if settings.BENCH_ENDPOINTS:
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # OAuth 2 for third-party apps (django-oauth-toolkit): authorize (the consent page), token, revoke.
+    path("o/login/", OAuthLoginView.as_view(), name="oauth-login"),
+    # Only the OAuth endpoints and application management: no OIDC, no dynamic client registration.
+    path("o/", include((oauth_urls.base_urlpatterns + oauth_urls.management_urlpatterns, "oauth2_provider"))),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files: no CDN, so they work offline.

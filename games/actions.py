@@ -19,11 +19,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.feed import feed_append_many
+from accounts.webhooks.outbox import webhook_enqueue
 from config import metrics, wakeups
 from games import engine, selectors
 from games.models import Event, Game, GameStatus
 
-FINISHED_PHASES = ("over", "void")
+FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
 # Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
 # seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
 # a player's request nor the worker holds the game, or delays other games' timers, for long.
@@ -40,7 +41,8 @@ class DealEnded:
     void: bool
     unscored: bool
     aborted: bool
-    any_trustee: bool
+    trustee_seats: tuple[int, ...]  # seats on 托管 when it ended
+    left_seats: tuple[int, ...]  # seats whose player left during it
     setup: dict
     outcome: Any  # engine.DealOutcome, or None for an aborted deal
 
@@ -223,6 +225,8 @@ def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
             "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
         ]
     )
+    if not aborted:  # webhooks (CONTRACT §7): the final view, to the table's creator, players and staff
+        webhook_enqueue(event="game.over", data=selectors.game_final_view(game=game), user_ids=[*game.seat_user_ids, game.table.creator_id], table_id=game.table_id)  # noqa: E501
     outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
     metrics.record_deal_end(preset=game.preset, outcome=outcome)
     if _deal_end_subscriber is not None:

@@ -192,7 +192,8 @@ def game_ended(*, game: Game, state: Any = None) -> Any:
         void=game.status == GameStatus.VOID,
         unscored=game.unscored,
         aborted=game.status == GameStatus.ABORTED,
-        any_trustee=any(game.trustee),
+        trustee_seats=tuple(seat for seat in range(5) if game.trustee[seat]),
+        left_seats=tuple(seat for seat in range(5) if game.left[seat]),
         setup=game.setup,
         # A void deal is dealt again from its own setup; only a played deal has an outcome to carry.
         outcome=engine.deal_outcome(state if state is not None else game_state(game=game))
@@ -204,3 +205,8 @@ def game_ended(*, game: Game, state: Any = None) -> Any:
 def game_user_played_at(*, table_id: int, user_id: int) -> bool:
     """Did `user_id` play a deal of this table (even one he left)?"""
     return Game.objects.filter(table_id=table_id, seat_user_ids__contains=[user_id]).exists()
+
+
+def game_final_view(*, game: Game) -> dict:
+    """What `GET games/{id}/final` answers, for anyone (the `game.over` webhook's data)."""
+    return {**game.final, **_extras(game)}

@@ -8,32 +8,13 @@ OpenAPI schema is what the server answers (tests/contract/test_conformance.py ch
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games import engine
 from games.engine import PRESETS
 from games.models import GameStatus
 
-ACTION_TYPES = (
-    "accept",
-    "decline",
-    "transfer",
-    "solo",
-    "call",
-    "reveal",
-    "rebel",
-    "kick",
-    "stay",
-    "play",
-    "pass",
-)
-PHASES = (
-    "emperor_selection",
-    "call",
-    "solo_window",
-    "declaration_window",
-    "kick_window",
-    "play",
-    "over",
-    "void",
-)
+# One home per constant: the engine's action types and phases.
+ACTION_TYPES = tuple(action_type.value for action_type in engine.ActionType)
+PHASES = tuple(str(phase) for phase in engine.PHASES)
 SEAT_ROLES = ("emperor", "guard", "soloist", "commoner")
 SOLO_KINDS = ("open", "hidden")
 WINDOW_KINDS = ("solo", "declaration", "kick")

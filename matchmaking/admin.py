@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from accounts.admin_forms import SOURCE, confirm_with_reason
+from matchmaking import selectors
 from matchmaking.models import Penalty, Seat, Table, Ticket
 from matchmaking.moderation import admin as moderation_admin  # noqa: F401 (registers its admin)
 from matchmaking.moderation import services as moderation_services
@@ -130,3 +131,8 @@ class TicketAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    def changelist_view(self, request, extra_context=None):
+        # Queue size and median wait per preset, as GET matchmaking/stats gives them.
+        extra_context = {**(extra_context or {}), "queue_stats": selectors.tickets_stats()}
+        return super().changelist_view(request, extra_context=extra_context)

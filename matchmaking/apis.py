@@ -13,18 +13,29 @@ from rest_framework.views import APIView
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer, refuse_body_fields
+from games import engine
 from games.models import GameStatus
 from games.view_serializers import GameOptionsOutputSerializer
 from matchmaking import selectors, services
-from matchmaking.models import PenaltyReason, TableStatus
+from matchmaking.models import (
+    DEFAULT_PLAY_SECONDS,
+    DEFAULT_PROMPT_SECONDS,
+    PenaltyReason,
+    TableClosedReason,
+    TableStatus,
+)
 from matchmaking.moderation import services as moderation_services
 
-PRESETS = ("weihai", "lianzhong_simple", "lianzhong_classic", "wuren", "campus", "laowang", "pagat")
+PRESETS = engine.PRESETS
 
 
 class TableSettingsInputSerializer(StrictInputSerializer):
-    play_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=20)
-    prompt_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False, default=15)
+    play_seconds = serializers.IntegerField(
+        min_value=1, max_value=600, required=False, default=DEFAULT_PLAY_SECONDS
+    )
+    prompt_seconds = serializers.IntegerField(
+        min_value=1, max_value=600, required=False, default=DEFAULT_PROMPT_SECONDS
+    )
 
 
 class TableSetupInputSerializer(StrictInputSerializer):
@@ -53,6 +64,11 @@ class TableCreateInputSerializer(StrictInputSerializer):
         help_text="Deals to play; default: the preset's match length (campus 6), else 0 (until one leaves).",
     )
     private = serializers.BooleanField(required=False, default=False)
+    bots_replace_leavers = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="A player who leaves mid-match is replaced by a bot at the next deal; the table plays on.",
+    )
     setups = TableSetupInputSerializer(
         many=True, required=False, help_text="Staff only: fixed deals, used for successive deals."
     )
@@ -103,7 +119,11 @@ class TableDetailOutputSerializer(serializers.Serializer):
     deals = serializers.IntegerField()
     deals_done = serializers.IntegerField()
     private = serializers.BooleanField()
+    bots_replace_leavers = serializers.BooleanField()
     status = serializers.ChoiceField(choices=TableStatus.choices)
+    closed_reason = serializers.ChoiceField(
+        choices=TableClosedReason.choices, allow_null=True, help_text="Why the table closed (null: open)."
+    )
     creator = serializers.IntegerField()
     seats = TableSeatOutputSerializer(many=True)
     scores = serializers.ListField(child=serializers.IntegerField(), help_text="Running totals by seat.")
@@ -120,7 +140,9 @@ _TABLE_EXAMPLE = {
     "deals": 0,
     "deals_done": 0,
     "private": False,
+    "bots_replace_leavers": False,
     "status": "waiting",
+    "closed_reason": None,
     "creator": 7,
     "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua", "is_bot": False}, "trustee": False}]
     + [{"seat": s, "user": None, "trustee": False} for s in range(1, 5)],

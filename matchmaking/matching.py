@@ -40,6 +40,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from accounts.feed import feed_append
+from config import metrics
 from config.api.errors import ApiError
 from games import selectors as game_selectors
 from matchmaking import bots, services, tickets
@@ -273,6 +274,8 @@ def _group_seat(*, group: Group, preset: str, options: dict, rated: bool, now: d
                     type="ticket_matched",
                     data={"ticket": ticket.pk, "table": table.pk, "game": game_id, "seat": ticket.seat},
                 )
+                waited = (now - ticket.created_at).total_seconds()
+                metrics.record_ticket_matched(preset=preset, seconds=waited)
     except (ApiError, DatabaseError):
         logger.exception("matcher could not seat tickets %s", [t.pk for t in group.tickets])
         return 0
@@ -283,7 +286,9 @@ def _table_fill(*, group: Group, preset: str, options: dict, rated: bool) -> Tab
     players = [t.user for t in group.tickets] + bots.bot_users_take(count=group.bots)
     table = services.table_create(creator=players[0], preset=preset, options=options)
     table.matched, table.rated = True, rated
-    table.save(update_fields=["matched", "rated"])
+    # Players who asked for bots keep playing with a bot where one of them leaves mid-match.
+    table.bots_replace_leavers = all(ticket.bots for ticket in group.tickets)
+    table.save(update_fields=["matched", "rated", "bots_replace_leavers"])
     # Random seats: the seat decides who leads the first deal, and party members need not sit together.
     seats = list(range(SEATS))
     _seat_shuffle.shuffle(seats)

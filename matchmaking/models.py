@@ -23,6 +23,11 @@ class TableClosedReason(models.TextChoices):
     ABORTED = "aborted", "a moderator aborted its deal"
 
 
+# RULES §5 D: the deadlines of a prompt, in play and otherwise, unless a table sets its own.
+DEFAULT_PLAY_SECONDS = 20
+DEFAULT_PROMPT_SECONDS = 15
+
+
 class Table(models.Model):
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="created_tables"
@@ -30,8 +35,8 @@ class Table(models.Model):
     code = models.CharField(max_length=16, default=new_table_code, help_text="Invitation code for joining.")
     preset = models.CharField(max_length=32)
     options = models.JSONField(default=dict)
-    play_seconds = models.PositiveIntegerField(default=20)
-    prompt_seconds = models.PositiveIntegerField(default=15)
+    play_seconds = models.PositiveIntegerField(default=DEFAULT_PLAY_SECONDS)
+    prompt_seconds = models.PositiveIntegerField(default=DEFAULT_PROMPT_SECONDS)
     deals = models.PositiveIntegerField(help_text="Deals to play; 0: until a player leaves.")
     private = models.BooleanField(default=False)
     # Staff-only fixed deals (hands or seeds), used in order for the table's successive deals.

@@ -54,6 +54,8 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
         "deals": table.deals,
         "deals_done": table.deals_done,
         "private": table.private,
+        "bots_replace_leavers": table.bots_replace_leavers,
+        "closed_reason": table.closed_reason or None,
         "status": table.status,
         "creator": table.creator_id,
         "seats": [

@@ -4,15 +4,25 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from accounts.webhooks.outbox import webhook_enqueue
 from config.api.errors import ApiError, ErrorCode
 from games import engine
 from games import selectors as game_selectors
 from games import services as game_services
 from games.actions import DealEnded
 from games.models import Game, GameStatus
-from matchmaking import table_events
+from matchmaking import bots, table_events
 from matchmaking.lock_objects import table_lock
-from matchmaking.models import Penalty, PenaltyReason, Seat, Table, TableClosedReason, TableStatus
+from matchmaking.models import (
+    DEFAULT_PLAY_SECONDS,
+    DEFAULT_PROMPT_SECONDS,
+    Penalty,
+    PenaltyReason,
+    Seat,
+    Table,
+    TableClosedReason,
+    TableStatus,
+)
 from matchmaking.table_events import user_ref
 
 SETUP_KEYS = {"seed", "hands", "candidate", "aside"}
@@ -45,11 +55,12 @@ def table_create(
     creator: Any,
     preset: str,
     options: dict,
-    play_seconds: int = 20,
-    prompt_seconds: int = 15,
+    play_seconds: int = DEFAULT_PLAY_SECONDS,
+    prompt_seconds: int = DEFAULT_PROMPT_SECONDS,
     deals: int | None = None,
     private: bool = False,
     setups: list[dict] | None = None,
+    bots_replace_leavers: bool = False,
 ) -> Table:
     rules = game_selectors.rules_for(preset=preset, options=options)
     if setups and not creator.is_staff:
@@ -65,6 +76,7 @@ def table_create(
         private=private,
         setups=setups,
         scores=[0] * 5,
+        bots_replace_leavers=bots_replace_leavers,
     )
 
 
@@ -109,7 +121,9 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
         setup.update(table.setups[number])
     seats: list[dict | None] = [None] * 5
     for row in Seat.objects.filter(table=table).select_related("user"):
-        seats[row.seat] = {"user_id": row.user_id, "username": row.user.username, "is_bot": row.user.is_bot}
+        # An integrator's bot plays through the API itself; only the server's own bots are played here.
+        is_bot = row.user.is_server_bot
+        seats[row.seat] = {"user_id": row.user_id, "username": row.user.username, "is_bot": is_bot}
     game = game_services.game_start(table=table, number=number, setup=setup, seats=seats)
     table_events.append(table=table, type="deal_started", data={"game": game.pk, "number": number})
     return game
@@ -212,10 +226,24 @@ def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     if table.deals and table.deals_done >= table.deals:
         return TableClosedReason.FINISHED
     if Seat.objects.filter(table=table).count() < 5:
-        return TableClosedReason.PLAYER_LEFT
-    if ended.any_trustee:
+        if not table.bots_replace_leavers:
+            return TableClosedReason.PLAYER_LEFT
+        _empty_seats_fill_with_bots(table=table)
+    # RULES §5: a seat on trustee at the end of a deal dissolves the table; a seat whose player left
+    # and that a bot now takes over does not.
+    replaced = set(ended.left_seats) if table.bots_replace_leavers else set()
+    if set(ended.trustee_seats) - replaced:
         return TableClosedReason.TRUSTEE
     return None
+
+
+def _empty_seats_fill_with_bots(*, table: Table) -> None:
+    """The table setting `bots_replace_leavers`: a bot sits where a player left, before the next deal."""
+    taken = set(Seat.objects.filter(table=table).values_list("seat", flat=True))
+    empty = [seat for seat in range(5) if seat not in taken]
+    for seat, bot in zip(empty, bots.bot_users_take(count=len(empty)), strict=True):
+        Seat.objects.create(table=table, seat=seat, user=bot)
+        table_events.append(table=table, type="seat_taken", data={"seat": seat, "user": user_ref(bot)})
 
 
 def _table_close(*, table: Table, reason: str) -> None:
@@ -228,3 +256,5 @@ def _table_close(*, table: Table, reason: str) -> None:
     table.closed_reason = reason
     table.save(update_fields=["status", "closed_reason"])
     table_events.append(table=table, type="table_closed", data={"reason": reason})
+    players = list(Seat.objects.filter(table=table).values_list("user_id", flat=True))
+    webhook_enqueue(event="table.closed", data={"table": table.pk, "status": table.status, "reason": reason, "scores": table.scores}, user_ids=[table.creator_id, *players], table_id=table.pk)  # noqa: E501

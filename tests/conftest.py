@@ -65,10 +65,11 @@ def make_table(make_user, make_client):
     `table` (id), `game` (current game id), `tokens`/`clients`/`users` by seat, `staff` client.
     """
 
-    def make(*, preset: str = "weihai", setups=None, private: bool = False, deals=None, options=None):
+    def make(*, preset: str = "weihai", setups=None, private: bool = False, deals=None, options=None,
+             **extra):
         _, staff_token = make_user(staff=True)
         staff = make_client(staff_token)
-        payload = {"preset": preset, "private": private, "options": options or {}}
+        payload = {"preset": preset, "private": private, "options": options or {}, **extra}
         if setups is not None:
             payload["setups"] = setups
         if deals is not None:

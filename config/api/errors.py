@@ -9,6 +9,7 @@ class ErrorCode(models.TextChoices):
     NOT_AUTHENTICATED = "not_authenticated"
     PERMISSION_DENIED = "permission_denied"
     BANNED = "banned"
+    MISSING_SCOPE = "missing_scope"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
@@ -43,6 +44,7 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.NOT_AUTHENTICATED: status.HTTP_401_UNAUTHORIZED,
     ErrorCode.PERMISSION_DENIED: status.HTTP_403_FORBIDDEN,
     ErrorCode.BANNED: status.HTTP_403_FORBIDDEN,
+    ErrorCode.MISSING_SCOPE: status.HTTP_403_FORBIDDEN,
     ErrorCode.NOT_FOUND: status.HTTP_404_NOT_FOUND,
     ErrorCode.METHOD_NOT_ALLOWED: status.HTTP_405_METHOD_NOT_ALLOWED,
     ErrorCode.NOT_ACCEPTABLE: status.HTTP_406_NOT_ACCEPTABLE,

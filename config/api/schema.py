@@ -24,6 +24,7 @@ _EXTRAS = {
     ErrorCode.STALE_VERSION: {"version": 7},
     ErrorCode.BANNED: {"expires_at": "2026-12-24T00:00:00Z", "kind": "ban"},
     ErrorCode.THROTTLED: {"retry_after": 60},
+    ErrorCode.MISSING_SCOPE: {"scope": "play"},
 }
 
 
@@ -54,10 +55,13 @@ def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiRespon
 
     An endpoint that needs a signed-in user (it lists `not_authenticated`) also answers `403 banned`
     to a banned one (accounts/permissions.py), unless it is one of those a ban leaves open
-    (`banned=False`).
+    (`banned=False`), and `403 missing_scope` to a token without the endpoint's scope.
     """
     if banned and ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.BANNED not in codes:
         codes = (*codes, ErrorCode.BANNED)
+    # A token without the endpoint's scope (config/api/endpoint_scopes.py) is refused the same way.
+    if ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.MISSING_SCOPE not in codes:
+        codes = (*codes, ErrorCode.MISSING_SCOPE)
     by_status: dict[int, list[str]] = {}
     for code in codes:
         by_status.setdefault(status_for_code(code), []).append(code)

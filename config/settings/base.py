@@ -120,6 +120,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
         "accounts.permissions.IsNotBanned",
+        # The token's scopes against the endpoint's (config/api/endpoint_scopes.py).
+        "accounts.permissions.EndpointScope",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.api.parsers.GuardedJSONParser"],
@@ -173,6 +175,9 @@ SPECTACULAR_SETTINGS = {
         "DealOverTypeEnum": ["deal_over"],
         "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
         "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
+        "WebhookEventEnum": "accounts.webhooks.models.WebhookEvent",
+        "WebhookMessageStatusEnum": "accounts.webhooks.models.MessageStatus",
+        "TokenScopeEnum": "accounts.scopes.Scope",
     },
     "AUTHENTICATION_WHITELIST": ["accounts.authentication.BearerTokenAuthentication"],
 }
@@ -293,4 +298,50 @@ CELERY_BEAT_SCHEDULE["matchmaking-tickets-match"] = {
     "schedule": MATCHMAKING_INTERVAL,
     # A run that could not start in time is superseded by the next one.
     "options": {"expires": MATCHMAKING_INTERVAL},
+}
+
+# Webhooks (CONTRACT §7, docs/integrations.md). Retries: seconds after each failed attempt.
+WEBHOOK_RETRY_SCHEDULE = [
+    float(step)
+    for step in os.environ.get("WEBHOOK_RETRY_SCHEDULE", "5,300,1800,7200,18000,36000").split(",")
+    if step.strip()
+]
+# http and private/loopback addresses: for development and tests only (SSRF otherwise).
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", False)
+WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "5"))
+# An attempt under way holds its message this long; a worker that died mid-attempt is resent after it.
+WEBHOOK_LEASE_SECONDS = float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60"))
+WEBHOOK_SWEEP_SECONDS = float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "30"))
+WEBHOOK_SWEEP_GRACE = float(os.environ.get("WEBHOOK_SWEEP_GRACE", "10"))
+# Failed attempts in a row (across messages) after which a webhook is disabled.
+WEBHOOK_DISABLE_AFTER = int(os.environ.get("WEBHOOK_DISABLE_AFTER", "20"))
+WEBHOOKS_PER_USER = int(os.environ.get("WEBHOOKS_PER_USER", "10"))
+CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {
+    "task": "accounts.webhooks_sweep",
+    "schedule": WEBHOOK_SWEEP_SECONDS,
+    "options": {"expires": WEBHOOK_SWEEP_SECONDS},
+}
+
+# Personal access tokens (CONTRACT §7): lifetime when `expires_in_days` is not given, and the longest.
+PERSONAL_TOKEN_DEFAULT_DAYS = int(os.environ.get("PERSONAL_TOKEN_DEFAULT_DAYS", "90"))
+PERSONAL_TOKEN_MAX_DAYS = int(os.environ.get("PERSONAL_TOKEN_MAX_DAYS", "366"))
+
+# OAuth 2 for third-party apps (django-oauth-toolkit, under /o/): authorization code with PKCE, the
+# same scopes as personal access tokens. The consent page needs a signed-in session: /o/login/.
+INSTALLED_APPS.append("oauth2_provider")
+LOGIN_URL = "oauth-login"
+LOGIN_REDIRECT_URL = "oauth2_provider:list"
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "read": "Read everything you can see",
+        "play": "Play your games, join and leave tables, take tickets",
+        "tables": "Create tables",
+        "webhooks": "Manage your webhooks",
+        "moderation": "Moderation (staff only)",
+    },
+    "DEFAULT_SCOPES": ["read"],
+    "PKCE_REQUIRED": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_ACCESS_TOKEN_SECONDS", "3600")),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_REFRESH_TOKEN_SECONDS", str(30 * 86400))),
+    "ROTATE_REFRESH_TOKEN": True,
 }

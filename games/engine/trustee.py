@@ -8,7 +8,9 @@ leader plays his smallest legal single card (a must-last hand plays what it must
 from __future__ import annotations
 
 from .machine import legal_actions, to_act
+from .plays import values_of
 from .state import ACCEPT, DECLINE, PASS, STAY, WINDOW_PHASES, Action, ActionType, IllegalAction, Phase, State
+from .tricks import supers_for
 
 
 def trustee_action(state: State, seat: int) -> Action:
@@ -34,12 +36,8 @@ def trustee_action(state: State, seat: int) -> Action:
     if state.table is not None:
         return PASS
     plays = [a for a in legal if a.type == ActionType.PLAY]
-    return min(plays, key=lambda a: (len(a.cards), _lowest_value(state, seat, a)))
-
-
-def _lowest_value(state: State, seat: int, action: Action) -> tuple:
-    from .plays import values_of
-    from .tricks import supers_for
-
-    values = values_of(action.cards, supers_for(state, seat))
-    return tuple(values)
+    # The smallest single when there is one (a leader's usual case): only singles are compared, not
+    # the thousands of plays a laowang leader may have; else the smallest play a must-last hand has.
+    singles = [a for a in plays if len(a.cards) == 1] or plays
+    supers = supers_for(state, seat)
+    return min(singles, key=lambda a: (len(a.cards), tuple(values_of(a.cards, supers))))

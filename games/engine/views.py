@@ -71,7 +71,7 @@ def _public_fields(state: State, roles: list) -> dict:
         "candidate": state.candidate,
         "called_card": state.called_card,
         "solo": solo,
-        "window": {"kind": window.kind, "asked": list(window.asked)} if window else None,
+        "window": {"kind": str(window.kind), "asked": list(window.asked)} if window else None,
         "declarations": [{"seat": s, "type": t} for s, t in state.declarations],
         "table": {"seat": table.seat, "cards": list(table.cards), "bomb": table.bomb} if table else None,
         "passed": list(state.passed),

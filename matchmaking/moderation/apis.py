@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from accounts import selectors as account_selectors
 from accounts.apis import SANCTION_EXAMPLE, SanctionOutputSerializer
 from accounts.models import ModerationActionKind, SanctionKind
-from accounts.permissions import IsNotBanned
+from accounts.permissions import IsNotBanned, ModerationScope
 from config.api.errors import ApiError, ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
@@ -36,7 +36,7 @@ class IsModerator(BasePermission):
 
 
 class _ModerationApi(APIView):
-    permission_classes = [IsAuthenticated, IsNotBanned, IsModerator]
+    permission_classes = [IsAuthenticated, IsNotBanned, IsModerator, ModerationScope]
     moderation_permission = ""
 
 

@@ -47,7 +47,8 @@ def browser(screenshots_dir):
     for flag in [*FLAGS, f"--user-data-dir={profile}"]:
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(5)
+    # Generous: on a loaded CI machine a live_server page can take seconds.
+    driver.implicitly_wait(20)
     driver.screenshots_dir = screenshots_dir
     try:
         yield driver

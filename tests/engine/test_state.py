@@ -50,6 +50,7 @@ def test_views_and_stored_json_hold_plain_strings(name):
         assert isinstance(state.phase, Phase)
         view = engine.seat_view(state, engine.to_act(state)[0])
         assert type(view["phase"]) is str and view["phase"] == state.phase.value
+        assert view["window"] is None or type(view["window"]["kind"]) is str
         assert all(type(a["type"]) is str for a in view["legal_actions"])
         seat = rnd.choice(engine.to_act(state))
         state, _ = engine.apply_action(state, seat, rnd.choice(engine.legal_actions(state, seat)))

@@ -13,12 +13,13 @@ from matchmaking import services as table_services
 pytestmark = pytest.mark.django_db
 
 
-def _table_with_bots(make_user, bot_seats, preset="weihai"):
+def _table_with_bots(make_user, bot_seats, preset="weihai", seed=None):
     """A table whose `bot_seats` are taken by bot users and the others by players; returns the game."""
     from accounts.models import User
 
     creator, _ = make_user(staff=True)
-    table = table_services.table_create(creator=creator, preset=preset, options={})
+    setups = [{"seed": seed}] if seed is not None else None
+    table = table_services.table_create(creator=creator, preset=preset, options={}, setups=setups)
     for seat in range(5):
         if seat in bot_seats:
             user = User.objects.create_user(username=f"test-bot-{table.pk}-{seat}", is_bot=True)
@@ -59,10 +60,12 @@ def test_prompted_bots_act_once_at_their_version_and_a_stale_task_does_nothing(m
 
 
 def test_bots_never_act_for_a_human_seat(make_user):
-    game = _table_with_bots(make_user, {4})
-    state = selectors.game_state(game=game)
-    if 4 in engine.to_act(state):
-        pytest.fail("seat 4 prompted at the start: pick another bot seat for this preset")
+    seed = 4242
+    first = engine.new_deal(engine.preset("weihai"), seed=seed, start_seat=0)
+    prompted = set(engine.to_act(first))
+    bot_seat = min(set(range(5)) - prompted)
+    game = _table_with_bots(make_user, {bot_seat}, seed=seed)
+    assert set(engine.to_act(selectors.game_state(game=game))) == prompted
     assert services.game_bots_act(game_id=game.pk, version=game.version) is False
     assert Game.objects.get(pk=game.pk).version == game.version
 

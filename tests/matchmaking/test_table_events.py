@@ -66,3 +66,24 @@ def test_a_private_tables_log_is_for_its_members(make_table, make_user, make_cli
     assert_error(make_client(outsider).get("/api/v1/tables/999999/events"), 404, "not_found")
     assert_error(setup["clients"][0].get(f"/api/v1/tables/{setup['table']}/events", {"after": -1}), 400,
                  "invalid_request")
+
+
+def test_with_bots_replacing_leavers_a_bot_takes_the_seat_and_the_table_plays_on(make_table):
+    """The table setting `bots_replace_leavers` (CONTRACT §5 "Bots"): the leaver pays his 40 points,
+    his seat plays on in trustee to the end of the deal, then a bot sits there and the next deal is
+    dealt with a bot seat (it acts from the worker, games.services.game_bots_act)."""
+    setup = make_table(deals=3, bots_replace_leavers=True)
+    assert setup["staff"].get(f"/api/v1/tables/{setup['table']}").json()["bots_replace_leavers"] is True
+    left = setup["clients"][1].post(f"/api/v1/tables/{setup['table']}/leave", {}, format="json")
+    assert left.status_code == 200
+    first = play_deal(setup["clients"], setup["game"], random.Random(8))
+    assert first.status == GameStatus.OVER, "this seed's deal must be played out"
+    table = setup["staff"].get(f"/api/v1/tables/{setup['table']}").json()
+    assert table["status"] == "playing" and table["closed_reason"] is None
+    assert table["seats"][1]["user"]["is_bot"] is True
+    assert table["scores"][1] == first.final["scores"][1] - 40
+    second = Game.objects.get(pk=table["current_game"])
+    assert second.bots == [False, True, False, False, False] and second.left == [False] * 5
+    body = _events(setup["clients"][0], setup["table"])
+    seated = [event for event in body["events"] if event["type"] == "seat_taken" and event["seat"] == 1]
+    assert len(seated) == 2 and seated[-1]["user"]["is_bot"] is True

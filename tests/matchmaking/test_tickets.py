@@ -326,3 +326,26 @@ def test_me_active_lists_the_callers_seats_and_live_waiting_tickets(make_table, 
     assert body["tables"] == [] and [t["id"] for t in body["tickets"]] == [ticket["id"]]
     client.delete(f"{TICKETS}/{ticket['id']}")
     assert client.get("/api/v1/me/active").json() == {"tables": [], "tickets": []}
+
+
+def test_the_ticket_admin_shows_the_queue_per_preset(make_user, make_client):
+    from django.test import Client
+
+    from matchmaking.models import Ticket
+
+    for _ in range(2):
+        user, token = make_user()
+        assert make_client(token).post(
+            "/api/v1/matchmaking/tickets", {"preset": "campus"}, format="json"
+        ).status_code == 201
+    staff, _ = make_user(staff=True)
+    staff.is_superuser = True
+    staff.save()
+    browser = Client()
+    browser.force_login(staff)
+    page = browser.get("/admin/matchmaking/ticket/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="queue-stats"' in html
+    assert "<td>campus</td><td>2</td>" in html
+    assert Ticket.objects.filter(preset="campus", status="waiting").count() == 2

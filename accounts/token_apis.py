@@ -1,0 +1,125 @@
+"""Personal access tokens (CONTRACT §7): `POST/GET auth/tokens`, `DELETE auth/tokens/{id}`."""
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import selectors, services
+from accounts.scopes import Scope, scopes_granted
+from config.api.errors import ErrorCode
+from config.api.schema import error_responses
+from config.api.serializers import StrictInputSerializer
+
+
+class PersonalTokenCreateInputSerializer(StrictInputSerializer):
+    name = serializers.CharField(max_length=100)
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=Scope.choices), min_length=1)
+    expires_in_days = serializers.IntegerField(
+        min_value=1,
+        max_value=settings.PERSONAL_TOKEN_MAX_DAYS,
+        required=False,
+        help_text=f"Default {settings.PERSONAL_TOKEN_DEFAULT_DAYS}.",
+    )
+
+
+class PersonalTokenOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=Scope.choices))
+    prefix = serializers.CharField(help_text="The key's first characters, to recognise it.")
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+
+
+class PersonalTokenCreatedOutputSerializer(PersonalTokenOutputSerializer):
+    token = serializers.CharField(help_text="The secret; shown in this answer only.")
+
+
+class PersonalTokenListOutputSerializer(serializers.Serializer):
+    tokens = PersonalTokenOutputSerializer(many=True)
+
+
+_TOKEN_EXAMPLE = {
+    "id": 9,
+    "name": "club site",
+    "scopes": ["read", "play"],
+    "prefix": "bhp_3f2a6c0d",
+    "created_at": "2026-12-01T03:00:00Z",
+    "expires_at": "2027-03-01T03:00:00Z",
+    "last_used_at": None,
+}
+
+
+class AuthTokensApi(APIView):
+    @extend_schema(
+        operation_id="auth_tokens_create",
+        tags=["auth"],
+        request=PersonalTokenCreateInputSerializer,
+        responses={
+            201: PersonalTokenCreatedOutputSerializer,
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
+        },
+        examples=[
+            OpenApiExample(
+                "create",
+                value={"name": "club site", "scopes": ["read", "play"], "expires_in_days": 90},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "created",
+                value={**_TOKEN_EXAMPLE, "token": "bhp_3f2a6c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49"},
+                response_only=True,
+                status_codes=["201"],
+            ),
+        ],
+        description=(
+            "A personal access token with the given scopes (`read`, `play`, `tables`, `webhooks`, "
+            "`moderation` for staff). It gets no scope the token making the request lacks "
+            "(`403 missing_scope`). Only its hash is stored: the secret is in this answer only."
+        ),
+    )
+    def post(self, request):
+        data = PersonalTokenCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, key = services.personal_token_create(
+            user=request.user,
+            name=data.validated_data["name"],
+            scopes=data.validated_data["scopes"],
+            expires_in_days=data.validated_data.get("expires_in_days"),
+            granted=scopes_granted(user=request.user, auth=request.auth),
+        )
+        body = {**PersonalTokenOutputSerializer(token).data, "token": key}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="auth_tokens_list",
+        tags=["auth"],
+        responses={200: PersonalTokenListOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
+        examples=[
+            OpenApiExample(
+                "tokens", value={"tokens": [_TOKEN_EXAMPLE]}, response_only=True, status_codes=["200"]
+            )
+        ],
+        description="Your personal access tokens that still work (never their secrets).",
+    )
+    def get(self, request):
+        tokens = selectors.personal_tokens(user=request.user)
+        return Response({"tokens": PersonalTokenOutputSerializer(tokens, many=True).data})
+
+
+class AuthTokenDetailApi(APIView):
+    @extend_schema(
+        operation_id="auth_tokens_delete",
+        tags=["auth"],
+        parameters=[OpenApiParameter("token_id", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        request=None,
+        responses={204: None, **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.NOT_FOUND)},
+        description="Revoke one of your personal access tokens; it stops working at once.",
+    )
+    def delete(self, request, token_id: int):
+        services.personal_token_revoke(user=request.user, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,74 @@
+"""The outbox: games, tables and ratings report their changes here, inside their own transaction.
+
+`webhook_enqueue` writes one message per webhook that should hear of the change (its owner created
+the table or sits at it, or is staff) and schedules its delivery for after the commit. A rolled-back
+change leaves no message; a committed one always has its message, even if the task is lost (the
+sweep, accounts.webhooks.services.webhooks_sweep, sends it).
+"""
+
+import json
+import logging
+import secrets
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.webhooks.models import Webhook, WebhookEvent, WebhookMessage
+
+logger = logging.getLogger(__name__)
+
+
+def message_body(*, event: str, data: dict) -> str:
+    """The Standard Webhooks payload `{"type", "timestamp", "data"}`, fixed once for every attempt."""
+    payload = {"type": event, "timestamp": timezone.now().isoformat().replace("+00:00", "Z"), "data": data}
+    return json.dumps(payload, cls=DjangoJSONEncoder, separators=(",", ":"), ensure_ascii=False)
+
+
+def new_msg_id() -> str:
+    return f"msg_{secrets.token_hex(16)}"
+
+
+def webhook_enqueue(
+    *, event: str, data: dict, user_ids: list[int | None], table_id: int | None = None
+) -> int:
+    """Queue `event` for the active webhooks of `user_ids` (the table's creator and players) and of
+    staff users. Call it inside the transaction of the change. Returns how many messages it wrote."""
+    if event not in WebhookEvent.values:
+        raise ValueError(f"unknown webhook event {event!r}")
+    owners = {user_id for user_id in user_ids if user_id is not None}
+    candidates = Webhook.objects.filter(active=True).filter(Q(owner_id__in=owners) | Q(owner__is_staff=True))
+    # `events` is filtered here, not in SQL: JSON containment is not portable to SQLite.
+    webhooks = [webhook for webhook in candidates.only("pk", "events") if event in webhook.events]
+    if not webhooks:
+        return 0
+    body = message_body(event=event, data=data)
+    now = timezone.now()
+    messages = WebhookMessage.objects.bulk_create(
+        [
+            WebhookMessage(
+                webhook_id=webhook.pk,
+                msg_id=new_msg_id(),
+                event=event,
+                body=body,
+                table_id=table_id,
+                next_attempt_at=now,
+            )
+            for webhook in webhooks
+        ]
+    )
+    message_ids = [message.pk for message in messages]
+    transaction.on_commit(lambda: deliveries_schedule(message_ids=message_ids))
+    return len(message_ids)
+
+
+def deliveries_schedule(*, message_ids: list[int], countdown: float = 0) -> None:
+    """Hand messages to the worker. A failed publish only delays them until the sweep."""
+    from accounts import tasks  # tasks build on the services that build on this module
+
+    for message_id in message_ids:
+        try:
+            tasks.webhook_message_deliver.apply_async(kwargs={"message_id": message_id}, countdown=countdown)
+        except Exception:  # noqa: BLE001
+            logger.warning("webhook delivery task for message %s not scheduled", message_id, exc_info=True)

@@ -1,0 +1,58 @@
+"""The scope each endpoint needs (CONTRACT §7), in one table, by URL name and method.
+
+GET and HEAD need `read` unless listed here. A write that is not listed is open only to a token with
+every scope its user may have (accounts.permissions.EndpointScope), and tests/integrations/
+test_scopes.py fails until it is listed: a new endpoint cannot slip past the scopes unnoticed.
+`NO_SCOPE`: any valid token (a token can always sign itself out or manage its user's tokens; a new
+token never gets more than the token that made it).
+"""
+
+NO_SCOPE = object()
+
+READ, PLAY, TABLES, WEBHOOKS, MODERATION = "read", "play", "tables", "webhooks", "moderation"
+
+_MODERATION_ENDPOINTS = (
+    "moderation-reports",
+    "moderation-report-dismiss",
+    "moderation-sanctions",
+    "moderation-sanction-revoke",
+    "moderation-game-abort",
+    "moderation-seat-foul",
+    "moderation-audit",
+    "bots",
+)
+
+ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
+    "auth-logout": {"POST": NO_SCOPE},
+    "auth-logout-all": {"POST": NO_SCOPE},
+    "auth-tokens": {"POST": NO_SCOPE},
+    "auth-token-detail": {"DELETE": NO_SCOPE},
+    "table-create": {"POST": TABLES},
+    "table-seat-remove": {"POST": TABLES},
+    "table-join": {"POST": PLAY},
+    "table-leave": {"POST": PLAY},
+    "game-actions": {"POST": PLAY},
+    "game-trustee": {"POST": PLAY},
+    "bench-bare": {"POST": PLAY},
+    "report-create": {"POST": PLAY},
+    # Matchmaking tickets (CONTRACT §5): taking one and cancelling it is playing.
+    "ticket-create": {"POST": PLAY},
+    "ticket-detail": {"DELETE": PLAY},
+    "webhooks": {"GET": WEBHOOKS, "POST": WEBHOOKS},
+    "webhook-detail": {"GET": WEBHOOKS, "DELETE": WEBHOOKS},
+    "webhook-deliveries": {"GET": WEBHOOKS},
+    "webhook-redeliver": {"POST": WEBHOOKS},
+    **{name: {"GET": MODERATION, "POST": MODERATION} for name in _MODERATION_ENDPOINTS},
+}
+
+_READ_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def endpoint_scope(*, url_name: str | None, method: str) -> object | None:
+    """The scope `method` on `url_name` needs; NO_SCOPE; or None when the write is unlisted."""
+    listed = ENDPOINT_SCOPES.get(url_name or "", {})
+    if method == "HEAD" and "GET" in listed:
+        return listed["GET"]
+    if method in listed:
+        return listed[method]
+    return READ if method in _READ_METHODS else None

@@ -1,0 +1,153 @@
+"""Personal access tokens (CONTRACT §7): scoped, hashed, named by a prefix, expiring, revocable."""
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from accounts.models import AuthToken, TokenKind
+from tests.conftest import assert_error
+
+
+def _create(client, **payload):
+    return client.post("/api/v1/auth/tokens", payload, format="json")
+
+
+def test_a_token_is_shown_once_and_stored_hashed(make_user, make_client):
+    user, login = make_user()
+    client = make_client(login)
+    response = _create(client, name="club site", scopes=["read", "play"], expires_in_days=7)
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    key = body["token"]
+    assert key.startswith("bhp_") and body["prefix"] == key[:12]
+    assert body["scopes"] == ["play", "read"] and body["name"] == "club site"
+    assert body["last_used_at"] is None
+    row = AuthToken.objects.get(pk=body["id"])
+    assert row.kind == TokenKind.PERSONAL and row.key_hash == AuthToken.hash_key(key)
+    assert not AuthToken.objects.filter(key_hash=key).exists()
+    assert abs((row.expires_at - timezone.now()) - timedelta(days=7)) < timedelta(minutes=1)
+    listed = client.get("/api/v1/auth/tokens").json()["tokens"]
+    assert [t["id"] for t in listed] == [body["id"]] and "token" not in listed[0]
+    # It works, and its use is recorded.
+    me = make_client(key).get("/api/v1/me")
+    assert me.status_code == 200 and me.json()["id"] == user.pk
+    row.refresh_from_db()
+    assert row.last_used_at is not None
+    assert row.expires_at == AuthToken.objects.get(pk=row.pk).expires_at  # a fixed expiry, not sliding
+
+
+def test_a_token_cannot_mint_a_wider_one(make_user, make_client):
+    _, login = make_user()
+    narrow = _create(make_client(login), name="n", scopes=["read"]).json()["token"]
+    assert_error(_create(make_client(narrow), name="w", scopes=["read", "play"]), 403, "missing_scope")
+    assert _create(make_client(narrow), name="same", scopes=["read"]).status_code == 201
+    assert AuthToken.objects.filter(kind=TokenKind.PERSONAL).count() == 2
+
+
+def test_bad_token_requests_are_refused(make_user, make_client):
+    _, login = make_user()
+    client = make_client(login)
+    for payload in (
+        {"name": "x", "scopes": []},
+        {"name": "x", "scopes": ["admin"]},
+        {"name": "x", "scopes": ["read"], "expires_in_days": 0},
+        {"name": "x", "scopes": ["read"], "expires_in_days": 100000},
+        {"scopes": ["read"]},
+        {"name": "x", "scopes": ["read"], "extra": 1},
+    ):
+        assert_error(_create(client, **payload), 400, "invalid_request")
+    assert not AuthToken.objects.filter(kind=TokenKind.PERSONAL).exists()
+
+
+def test_a_revoked_token_is_401(make_user, make_client):
+    _, login = make_user()
+    client = make_client(login)
+    created = _create(client, name="x", scopes=["read"]).json()
+    assert make_client(created["token"]).get("/api/v1/me").status_code == 200
+    assert client.delete(f"/api/v1/auth/tokens/{created['id']}").status_code == 204
+    assert_error(make_client(created["token"]).get("/api/v1/me"), 401, "not_authenticated")
+    assert client.get("/api/v1/auth/tokens").json()["tokens"] == []
+    assert_error(client.delete(f"/api/v1/auth/tokens/{created['id']}"), 404, "not_found")
+
+
+def test_an_expired_token_is_401(make_user, make_client):
+    _, login = make_user()
+    created = _create(make_client(login), name="x", scopes=["read"]).json()
+    AuthToken.objects.filter(pk=created["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert_error(make_client(created["token"]).get("/api/v1/me"), 401, "not_authenticated")
+
+
+def test_someone_elses_token_cannot_be_revoked(make_user, make_client):
+    _, owner_login = make_user()
+    _, other_login = make_user()
+    created = _create(make_client(owner_login), name="x", scopes=["read"]).json()
+    assert_error(make_client(other_login).delete(f"/api/v1/auth/tokens/{created['id']}"), 404, "not_found")
+    assert make_client(created["token"]).get("/api/v1/me").status_code == 200
+
+
+def test_login_tokens_carry_every_scope_the_user_may_have(make_user, make_client):
+    _, token = make_user(staff=True)
+    client = make_client(token)
+    every = ["moderation", "play", "read", "tables", "webhooks"]
+    response = _create(client, name="all", scopes=every)
+    assert response.status_code == 201 and response.json()["scopes"] == every
+    guest = make_client().post("/api/v1/auth/guest").json()["token"]
+    assert _create(make_client(guest), name="g", scopes=["play", "tables"]).status_code == 201
+    assert_error(_create(make_client(guest), name="g", scopes=["moderation"]), 403, "missing_scope")
+
+
+def test_logout_all_ends_personal_tokens_too(make_user, make_client):
+    _, login = make_user()
+    client = make_client(login)
+    key = _create(client, name="x", scopes=["read"]).json()["token"]
+    assert client.post("/api/v1/auth/logout-all").status_code == 204
+    assert_error(make_client(key).get("/api/v1/me"), 401, "not_authenticated")
+
+
+def _oauth_token(user, *, scope: str, expires_in: timedelta):
+    from oauth2_provider.models import get_access_token_model, get_application_model
+
+    app = get_application_model().objects.create(
+        name="app",
+        user=user,
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:8765/cb",
+    )
+    return get_access_token_model().objects.create(
+        user=user,
+        application=app,
+        token=f"oauth-{user.pk}-{scope.replace(' ', '-')}",
+        scope=scope,
+        expires=timezone.now() + expires_in,
+    )
+
+
+def test_an_oauth_token_holds_its_granted_scopes_only(make_user, make_client):
+    user, _ = make_user()
+    access = _oauth_token(user, scope="read moderation", expires_in=timedelta(hours=1))
+    client = make_client(access.token)
+    assert client.get("/api/v1/me").json()["id"] == user.pk
+    assert_error(client.post("/api/v1/tables", {"preset": "weihai"}, format="json"), 403, "missing_scope")
+    # `moderation` granted to someone who is not staff is no moderation.
+    assert_error(client.get("/api/v1/moderation/audit"), 403, "permission_denied")
+    assert_error(
+        client.post("/api/v1/auth/tokens", {"name": "m", "scopes": ["moderation"]}, format="json"),
+        403,
+        "missing_scope",
+    )
+
+
+def test_an_expired_oauth_token_is_401(make_user, make_client):
+    user, _ = make_user()
+    access = _oauth_token(user, scope="read play", expires_in=-timedelta(seconds=1))
+    assert_error(make_client(access.token).get("/api/v1/me"), 401, "not_authenticated")
+
+
+def test_logging_out_with_an_oauth_token_revokes_it(make_user, make_client):
+    user, _ = make_user()
+    access = _oauth_token(user, scope="read", expires_in=timedelta(hours=1))
+    client = make_client(access.token)
+    assert client.post("/api/v1/auth/logout").status_code == 204
+    assert_error(client.get("/api/v1/me"), 401, "not_authenticated")
+    assert AuthToken.objects.filter(revoked_at__isnull=False).count() == 0  # none of ours touched
