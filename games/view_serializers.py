@@ -8,15 +8,6 @@ OpenAPI schema is what the server answers (tests/contract/test_conformance.py ch
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-<<<<<<< .merge_file_jKfYNv
-from games.engine import PHASES as engine_phases
-from games.engine import PRESETS, ActionType
-from games.models import GameStatus
-
-# One home for the vocabulary: the engine's enums (RULES §6), as the plain strings clients see.
-ACTION_TYPES = tuple(action_type.value for action_type in ActionType)
-PHASES = engine_phases
-=======
 from games import engine
 from games.engine import PRESETS
 from games.models import GameStatus
@@ -24,7 +15,6 @@ from games.models import GameStatus
 # One home per constant: the engine's action types and phases.
 ACTION_TYPES = tuple(action_type.value for action_type in engine.ActionType)
 PHASES = tuple(str(phase) for phase in engine.PHASES)
->>>>>>> .merge_file_nnEhLI
 SEAT_ROLES = ("emperor", "guard", "soloist", "commoner")
 SOLO_KINDS = ("open", "hidden")
 WINDOW_KINDS = ("solo", "declaration", "kick")
