@@ -19,7 +19,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts import services as account_services
 from accounts.feed import feed_append_many
+from accounts.models import RatingChange
 from config import metrics
 from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, selectors
@@ -337,8 +339,6 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
 def game_ratings_update(*, game_id: int) -> bool:
     """Rate a finished, scored deal (accounts' per-preset openskill ratings); False when there is
     nothing to do: not over, void, unscored (RULES §5), or already rated (exactly once per deal)."""
-    from accounts import services as account_services
-
     game = Game.objects.filter(pk=game_id).select_related("table").first()
     if game is None or game.status != GameStatus.OVER or game.unscored:
         return False
@@ -364,8 +364,6 @@ def game_ratings_update(*, game_id: int) -> bool:
 def games_ratings_sweep(*, older_than: float = 30, within: float = 3600, limit: int = 50) -> int:
     """Rate scored deals that ended between `within` and `older_than` seconds ago and have no rating
     yet: their task was lost (broker down at commit). Returns how many it rated."""
-    from accounts.models import RatingChange
-
     now = timezone.now()
     unrated = (
         Game.objects.filter(
