@@ -44,3 +44,10 @@ handler400 = "config.api.handler.json_400"
 handler403 = "config.api.handler.json_403"
 handler404 = "config.api.handler.json_404"
 handler500 = "config.api.handler.json_500"
+
+# The docs pages' Swagger UI and ReDoc files (drf-spectacular-sidecar) under `scripts/start`, whose
+# uvicorn serves no static files; production serves STATIC_ROOT (collectstatic) from its proxy.
+if settings.DEBUG:
+    from django.contrib.staticfiles.urls import staticfiles_urlpatterns
+
+    urlpatterns += staticfiles_urlpatterns()

@@ -57,11 +57,17 @@ class SeatActionField(serializers.JSONField):
     pass
 
 
+@extend_schema_field({"type": "integer", "enum": [6], "nullable": True})
+class MustLastField(serializers.JSONField):
+    """`must_last`: 6 or null. Not `allow_null`, which would render a missing key as null when tables
+    and tickets render their options through this serializer."""
+
+
 class GameOptionsOutputSerializer(serializers.Serializer):
     """The preset's table options (docs/rules.md §6); only the lianzhong presets have any."""
 
     qiangdu = serializers.BooleanField(required=False)
-    must_last = serializers.ChoiceField(choices=(6,), allow_null=True, required=False)
+    must_last = MustLastField(required=False)
     roasting = serializers.BooleanField(required=False)
 
     class Meta:
