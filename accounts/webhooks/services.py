@@ -17,6 +17,7 @@ from standardwebhooks.webhooks import Webhook as Signer
 
 from accounts.webhooks import outbox, sender
 from accounts.webhooks.models import MessageStatus, Webhook, WebhookDelivery, WebhookEvent, WebhookMessage
+from config import metrics
 from config.api.errors import ApiError, ErrorCode
 
 
@@ -147,6 +148,8 @@ def webhook_message_deliver(*, message_id: int) -> bool:
                     retry_in = None
         message.save(update_fields=["status", "delivered_at", "failure_reason", "next_attempt_at"])
         webhook.save(update_fields=["failures_in_row", "active", "disabled_at", "disabled_reason"])
+        outcome = "delivered" if result.success else "failed" if retry_in is not None else "gave_up"
+        metrics.record_webhook_delivery(outcome)
         if retry_in is not None:
             transaction.on_commit(
                 lambda: outbox.deliveries_schedule(message_ids=[message.pk], countdown=retry_in)
