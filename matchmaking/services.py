@@ -220,11 +220,9 @@ def _deal_tally(*, table: Table, ended: DealEnded) -> None:
 def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     if ended.aborted:
         return TableClosedReason.ABORTED
-    if ended.void:
-        streak = game_selectors.game_void_streak(table_id=table.pk)
-        return TableClosedReason.VOID_LIMIT if streak >= MAX_VOID_REDEALS else None
-    if table.deals and table.deals_done >= table.deals:
+    if not ended.void and table.deals and table.deals_done >= table.deals:
         return TableClosedReason.FINISHED
+    # A void deal is dealt again only to a full table with nobody on trustee, like any next deal.
     if Seat.objects.filter(table=table).count() < 5:
         if not table.bots_replace_leavers:
             return TableClosedReason.PLAYER_LEFT
@@ -234,6 +232,8 @@ def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     replaced = set(ended.left_seats) if table.bots_replace_leavers else set()
     if set(ended.trustee_seats) - replaced:
         return TableClosedReason.TRUSTEE
+    if ended.void and game_selectors.game_void_streak(table_id=table.pk) >= MAX_VOID_REDEALS:
+        return TableClosedReason.VOID_LIMIT
     return None
 
 

@@ -75,3 +75,14 @@ def test_a_table_stops_redealing_after_the_void_limit_and_says_why(make_table, m
     assert closed.type == "table_closed" and closed.data == {"type": "table_closed", "reason": "void_limit"}
     detail = setup["staff"].get(f"/api/v1/tables/{setup['table']}").json()
     assert detail["status"] == "dissolved" and detail["current_game"] is None
+
+
+def test_a_void_deal_is_not_dealt_again_to_a_table_with_an_empty_seat(make_table):
+    setup = make_table(preset="wuren")
+    left = setup["clients"][3].post(f"/api/v1/tables/{setup['table']}/leave", {}, format="json")
+    assert left.status_code == 200
+    _end_as_void(Game.objects.get(pk=setup["game"]))
+    table = Table.objects.get(pk=setup["table"])
+    # (A table of deals=0 plays until someone leaves: then it has finished, not been cut short.)
+    assert table.status == TableStatus.FINISHED and table.closed_reason == "player_left"
+    assert Game.objects.filter(table=table).count() == 1
