@@ -3,7 +3,7 @@ a deal, and finds both in the audit log, which he cannot edit."""
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accounts.models import ModerationAction, Sanction, User
 from games.models import Game
@@ -24,7 +24,8 @@ def _login(browser, live_server) -> None:
     browser.find_element(By.NAME, "username").send_keys("moderator")
     browser.find_element(By.NAME, "password").send_keys(PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    assert "Site administration" in browser.page_source
+    # click() returns before the next page loads: wait for it rather than read the old page.
+    WebDriverWait(browser, 20).until(lambda driver: "Site administration" in driver.page_source)
 
 
 def _run_action(browser, live_server, changelist: str, object_id: int, action: str, **form) -> None:
