@@ -54,6 +54,24 @@ class Game(models.Model):
         return f"game {self.pk} (table {self.table_id} deal {self.number})"
 
 
+class GamePlayer(models.Model):
+    """Who played one seat of one deal, written when it is dealt: the index behind a player's game
+    history (`GET users/{id}/games`). `Game.seat_user_ids` says the same per deal; this row answers
+    "which deals did this user play" with an index, on every database."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_players")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    is_bot = models.BooleanField(help_text="The seat was played by a bot user.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "seat"], name="gameplayer_unique_game_seat")]
+        indexes = [models.Index(fields=["user", "-id"], name="gameplayer_user_newest")]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} at seat {self.seat} of game {self.game_id}"
+
+
 class Event(models.Model):
     """The log of a deal. `data` is the event as shown to clients (its `private_to` says to whom)."""
 

@@ -6,9 +6,12 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
+from accounts.models import RatingChange
 from config.api.errors import ApiError, ErrorCode
 from games import engine
-from games.models import Event, Game, GameStatus
+from games.models import Event, Game, GamePlayer, GameStatus
 
 
 @lru_cache(maxsize=256)
@@ -204,9 +207,63 @@ def game_ended(*, game: Game, state: Any = None) -> Any:
 
 def game_user_played_at(*, table_id: int, user_id: int) -> bool:
     """Did `user_id` play a deal of this table (even one he left)?"""
-    return Game.objects.filter(table_id=table_id, seat_user_ids__contains=[user_id]).exists()
+    return GamePlayer.objects.filter(game__table_id=table_id, user_id=user_id).exists()
 
 
 def game_final_view(*, game: Game) -> dict:
     """What `GET games/{id}/final` answers, for anyone (the `game.over` webhook's data)."""
     return {**game.final, **_extras(game)}
+
+
+def user_games(*, user_id: int, viewer: Any) -> tuple[bool, Any]:
+    """Whether `user_id` is a bot account, and the deals he played as GamePlayer rows (a queryset
+    to page, newest first): seen by the player, by the owner of a bot account, and by staff."""
+    user = get_user_model().objects.filter(pk=user_id).only("pk", "bot_owner_id", "is_bot").first()
+    if user is None:
+        raise ApiError(ErrorCode.NOT_FOUND, "No such user.")
+    if viewer.pk != user.pk and viewer.pk != user.bot_owner_id and not viewer.is_staff:
+        raise ApiError(
+            ErrorCode.PERMISSION_DENIED, "Only the player, his bot's owner and staff see his games."
+        )
+    return user.is_bot, GamePlayer.objects.filter(user_id=user_id).select_related("game").order_by("-id")
+
+
+def user_games_rows(*, players: list[GamePlayer]) -> list[dict]:
+    """History rows of a page of GamePlayer rows: one per deal, with the seats bot accounts played
+    (the server's bots and integrators' alike). A running deal shows no score or role yet (they are
+    hidden until it ends)."""
+    bot_seats: dict[int, set[int]] = {}
+    for game_id, seat in GamePlayer.objects.filter(
+        game_id__in=[player.game_id for player in players], is_bot=True
+    ).values_list("game_id", "seat"):
+        bot_seats.setdefault(game_id, set()).add(seat)
+    rated = set(
+        RatingChange.objects.filter(
+            game_id__in=[player.game_id for player in players], user_id__in={p.user_id for p in players}
+        ).values_list("game_id", "user_id")
+    )
+    rows = []
+    for player in players:
+        game = player.game
+        final = game.final if game.status in (GameStatus.OVER, GameStatus.VOID) else None
+        rows.append(
+            {
+                "game": game.pk,
+                "table": game.table_id,
+                "number": game.number,
+                "preset": game.preset,
+                "seat": player.seat,
+                "status": game.status,
+                "unscored": game.unscored,
+                "role": (final.get("roles") or [None] * 5)[player.seat] if final else None,
+                "score": final["scores"][player.seat] if final and game.status == GameStatus.OVER else None,
+                "rated": (game.pk, player.user_id) in rated,
+                "played_by_bot": player.is_bot,
+                "bots": [seat in bot_seats.get(game.pk, ()) for seat in range(5)],
+                "with_bots": bool(bot_seats.get(game.pk)),
+                "left": bool(game.left[player.seat]),
+                "started_at": game.created_at,
+                "finished_at": game.finished_at,
+            }
+        )
+    return rows

@@ -26,13 +26,16 @@ from config import metrics
 from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, selectors
 from games.lock_objects import game_lock
-from games.models import Event, Game, GameStatus, IdempotencyKey
+from games.models import Event, Game, GamePlayer, GameStatus, IdempotencyKey
 
 
 def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]) -> Game:
     """Deal one deal of `table` (matchmaking calls this inside its transaction). `seats`: five
-    `{"user_id", "username", "is_bot"}` or None. Never ends the deal's flow itself: a deal void at
-    dealing is returned as such and the caller (the table's deal loop) decides what follows."""
+    `{"user_id", "username", "is_bot", "bot_account"?}` or None: `is_bot` says the server plays the
+    seat, `bot_account` (default `is_bot`) that a bot account sits there (an integrator's bot plays
+    through the API itself), which the player's history marks. Never ends the deal's flow itself: a
+    deal void at dealing is returned as such and the caller (the table's deal loop) decides what
+    follows."""
     rules = selectors.rules_for(preset=table.preset, options=table.options)
     try:
         state = engine.new_deal(rules, **setup)
@@ -56,6 +59,16 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
     )
     game.deadline = actions.deadline_for(game=game, phase=state.phase)
     game.save()
+    GamePlayer.objects.bulk_create(
+        GamePlayer(
+            game=game,
+            seat=seat,
+            user_id=taken["user_id"],
+            is_bot=bool(taken.get("bot_account", taken["is_bot"])),
+        )
+        for seat, taken in enumerate(seats)
+        if taken
+    )
     Event.objects.bulk_create(actions.event_rows(game=game, events=engine.opening_events(state)))
     game.save(update_fields=["last_seq"])
     if state.phase in actions.FINISHED_PHASES:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import apis
+from games import apis, history_apis
 
 urlpatterns = [
     path("games/<int:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
@@ -8,4 +8,5 @@ urlpatterns = [
     path("games/<int:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
     path("games/<int:game_id>/trustee", apis.GameTrusteeApi.as_view(), name="game-trustee"),
     path("games/<int:game_id>/events", apis.game_events_view, name="game-events"),
+    path("users/<int:user_id>/games", history_apis.UserGamesApi.as_view(), name="user-games"),
 ]

@@ -1,16 +1,13 @@
 """Thin views of the table API (CONTRACT §4 "Tables")."""
 
-from urllib.parse import parse_qs, urlsplit
-
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
-from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api.errors import ApiError, ErrorCode
+from config.api.pagination import cursor_page
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer, refuse_body_fields
 from games import engine
@@ -353,12 +350,6 @@ class UserHistoryApi(APIView):
 # --- The lobby (CONTRACT §5) ---------------------------------------------------------------------------
 
 
-class LobbyPagination(CursorPagination):
-    # Newest first; a cursor stays valid while tables are created ahead of it (no offset drift).
-    ordering = ("-created_at", "-id")
-    page_size = 20
-
-
 class TableListQueryInputSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=TableStatus.choices, required=False, default=TableStatus.WAITING)
     preset = serializers.ChoiceField(choices=PRESETS, required=False)
@@ -402,13 +393,6 @@ class TableCollectionApi(TableCreateApi):
         tables = selectors.tables_lobby(
             status=query.validated_data["status"], preset=query.validated_data.get("preset")
         )
-        paginator = LobbyPagination()
-        try:
-            page = paginator.paginate_queryset(tables, request, view=self)
-        except NotFound as exc:
-            raise ApiError(
-                ErrorCode.INVALID_REQUEST, "Invalid cursor.", extra={"fields": {"cursor": ["Invalid."]}}
-            ) from exc
-        next_link = paginator.get_next_link()
-        next_cursor = parse_qs(urlsplit(next_link).query).get("cursor", [None])[0] if next_link else None
+        # Newest first; a cursor stays valid while tables are created ahead of it (no offset drift).
+        page, next_cursor = cursor_page(tables, request, ordering=("-created_at", "-id"))
         return Response({"results": selectors.tables_lobby_rows(tables=page), "next": next_cursor})

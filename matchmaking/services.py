@@ -122,8 +122,12 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
     seats: list[dict | None] = [None] * 5
     for row in Seat.objects.filter(table=table).select_related("user"):
         # An integrator's bot plays through the API itself; only the server's own bots are played here.
-        is_bot = row.user.is_server_bot
-        seats[row.seat] = {"user_id": row.user_id, "username": row.user.username, "is_bot": is_bot}
+        seats[row.seat] = {
+            "user_id": row.user_id,
+            "username": row.user.username,
+            "is_bot": row.user.is_server_bot,
+            "bot_account": row.user.is_bot,
+        }
     game = game_services.game_start(table=table, number=number, setup=setup, seats=seats)
     table_events.append(table=table, type="deal_started", data={"game": game.pk, "number": number})
     return game
