@@ -218,6 +218,7 @@ class ModerationActionKind(models.TextChoices):
     DISMISS = "dismiss"
     REMOVE_PLAYER = "remove_player"
     FOUL = "foul"
+    COLLUSION = "collusion"
 
 
 class ModerationAction(models.Model):

@@ -125,6 +125,7 @@ _FINAL_EXAMPLE = {
     "guard": 3,
     "hands": [["BJ*", "2S", "9D"], ["SJ", "AH"], ["KC"], ["SJ*", "7H"], ["6D"]],
     "aside": [],
+    "discards": [],
     "seed": 5830471920,
     "actions": [[0, {"type": "accept", "cards": [], "card": None}]],
     "scores": [4, -1, -1, 4, -6],

@@ -118,6 +118,18 @@ GAME_EVENTS: dict[str, type[serializers.Serializer]] = {
             private_to=_private_to(),
         ),
         _event(
+            "penalty_discard",
+            "laowang 串牌 (docs/rules.md §3.6): `seat` discarded a card out of play before this deal.",
+            seat=serializers.IntegerField(),
+        ),
+        _event(
+            "penalty_discard_card",
+            "The card the penalty took (a 2, else his highest non-joker), to the offender only.",
+            seat=serializers.IntegerField(),
+            card=serializers.CharField(),
+            private_to=_private_to(),
+        ),
+        _event(
             "buy_three",
             "campus: `seat` bought a 3 from `from`.",
             seat=serializers.IntegerField(),

@@ -204,6 +204,11 @@ class GameFinalOutputSerializer(_PublicFieldsSerializer):
         child=serializers.ListField(child=serializers.CharField()), help_text="Every hand as dealt."
     )
     aside = serializers.ListField(child=serializers.CharField(), help_text="Cards set aside at the deal.")
+    discards = serializers.ListField(
+        child=serializers.ListField(child=serializers.JSONField(), min_length=2, max_length=2),
+        help_text="`[seat, card]`: penalty discards made before play (laowang 串牌, docs/rules.md §3.6), "
+        "out of play; `hands` are after them.",
+    )
     seed = serializers.IntegerField(help_text="The deal's seed, to replay it.")
     actions = serializers.ListField(child=SeatActionField(), help_text="Every applied action, in order.")
     scores = serializers.ListField(child=serializers.IntegerField())

@@ -43,7 +43,7 @@ class SeatAdmin(admin.ModelAdmin):
     list_select_related = ("table", "user")
     list_per_page = 50
     raw_id_fields = ("table", "user")
-    actions = ("remove_players", "record_fouls")
+    actions = ("remove_players", "record_fouls", "record_collusion")
 
     @admin.action(
         description="Remove selected players (40-point penalty during a running deal)…",
@@ -82,13 +82,34 @@ class SeatAdmin(admin.ModelAdmin):
             ),
         )
 
+    @admin.action(
+        description="Record 串牌 (laowang; a card discarded before the next deal)…",
+        permissions=["remove_player"],
+    )
+    def record_collusion(self, request, queryset):
+        return confirm_with_reason(
+            self,
+            request,
+            queryset.order_by("table_id", "seat"),
+            title="Record 串牌",
+            apply=lambda row, data: moderation_services.seat_collusion(
+                table_id=row.table_id,
+                seat=row.seat,
+                moderator=request.user,
+                reason=data["reason"],
+                source=SOURCE,
+            ),
+        )
+
     def has_remove_player_permission(self, request) -> bool:
         return request.user.has_perm("matchmaking.remove_player")
 
 
 @admin.register(Penalty)
 class PenaltyAdmin(admin.ModelAdmin):
-    list_display = ("id", "user", "table", "game", "seat", "points", "reason", "moderator", "created_at")
+    list_display = (
+        "id", "user", "table", "game", "seat", "points", "reason", "served_in", "moderator", "created_at"
+    )
     list_filter = ("reason", "created_at")
     list_select_related = ("user", "table", "moderator")
     list_per_page = 50

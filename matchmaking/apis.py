@@ -300,7 +300,14 @@ class PenaltyOutputSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     points = serializers.IntegerField(help_text="Points taken off the table's score sheet.")
     reason = serializers.ChoiceField(
-        choices=PenaltyReason.choices, help_text="`left`: left a running deal; `removed`: by a moderator."
+        choices=PenaltyReason.choices,
+        help_text="`left`: left a running deal; `removed`: by a moderator; `foul`: campus foul; "
+        "`collusion`: laowang 串牌, served by a discard before the next deal.",
+    )
+    served_in = serializers.IntegerField(
+        source="served_in_id",
+        allow_null=True,
+        help_text="`collusion`: the deal that began with his discard; null until it is dealt.",
     )
     created_at = serializers.DateTimeField()
 
@@ -332,6 +339,7 @@ class UserHistoryApi(APIView):
                             "seat": 2,
                             "points": 40,
                             "reason": "left",
+                            "served_in": None,
                             "created_at": "2026-11-30T03:00:20Z",
                         }
                     ],

@@ -84,6 +84,8 @@ class PenaltyReason(models.TextChoices):
     REMOVED = "removed", "removed by a moderator"
     # RULES §3.5 (campus): talking, noise, peeking; recorded at 0 points, the second one removes.
     FOUL = "foul", "a foul (campus competition rules)"
+    # RULES §3.6 (laowang 串牌): exposing cards or collusion; a card discarded before the next deal.
+    COLLUSION = "collusion", "串牌: a card discarded before the next deal (laowang)"
 
 
 class Penalty(models.Model):
@@ -97,6 +99,16 @@ class Penalty(models.Model):
     reason = models.CharField(max_length=16, choices=PenaltyReason.choices)
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # A `collusion` penalty is served by a discard at the start of the table's next deal: that deal.
+    # Null until then (or for good, if the table never deals again while he sits there).
+    served_in = models.ForeignKey(
+        "games.Game",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="collusion: the deal that began with his discard.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

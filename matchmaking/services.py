@@ -3,6 +3,7 @@
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
 from accounts.webhooks.outbox import webhook_enqueue
 from config.api.errors import ApiError, ErrorCode
@@ -114,13 +115,32 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
     return table
 
 
+def collusion_pending(*, table: Table) -> dict[int, int]:
+    """RULES §3.6: `collusion` penalties at `table` whose discard is still to come, by user id. A
+    discard made at the start of a deal that then went void is made again in the redeal."""
+    pending = Penalty.objects.filter(table=table, reason=PenaltyReason.COLLUSION).filter(
+        Q(served_in__isnull=True) | Q(served_in__status=GameStatus.VOID)
+    )
+    counts: dict[int, int] = {}
+    for user_id in pending.values_list("user_id", flat=True):
+        counts[user_id] = counts.get(user_id, 0) + 1
+    return counts
+
+
 def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
     number = game_selectors.game_count_of_table(table_id=table.pk)
     setup: dict = {"start_seat": start_seat, "context": context}
     if number < len(table.setups):
         setup.update(table.setups[number])
+    rows = list(Seat.objects.filter(table=table).select_related("user"))
+    # 串牌 penalties of seated players are served now: each discards before play (RULES §3.6).
+    seated = {row.user_id: row.seat for row in rows}
+    owed = {user_id: n for user_id, n in collusion_pending(table=table).items() if user_id in seated}
+    discards = sorted(seated[user_id] for user_id, n in owed.items() for _ in range(n))
+    if discards:
+        setup["discards"] = discards
     seats: list[dict | None] = [None] * 5
-    for row in Seat.objects.filter(table=table).select_related("user"):
+    for row in rows:
         # An integrator's bot plays through the API itself; only the server's own bots are played here.
         seats[row.seat] = {
             "user_id": row.user_id,
@@ -129,6 +149,10 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
             "bot_account": row.user.is_bot,
         }
     game = game_services.game_start(table=table, number=number, setup=setup, seats=seats)
+    if discards:
+        Penalty.objects.filter(table=table, reason=PenaltyReason.COLLUSION, user_id__in=owed).filter(
+            Q(served_in__isnull=True) | Q(served_in__status=GameStatus.VOID)
+        ).update(served_in=game)
     table_events.append(table=table, type="deal_started", data={"game": game.pk, "number": number})
     return game
 

@@ -18,6 +18,7 @@ _MODERATION_ENDPOINTS = (
     "moderation-sanction-revoke",
     "moderation-game-abort",
     "moderation-seat-foul",
+    "moderation-seat-collusion",
     "moderation-audit",
     "bots",
 )

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from .cards import ALL_CODES, sort_codes
-from .exchanges import apply_tribute, buy_threes
+from .exchanges import apply_penalty_discards, apply_tribute, buy_threes
 from .outcome import DealOutcome
 from .rules import RuleSet
 from .selection import advance_selection
@@ -101,9 +101,12 @@ class Dealing(NamedTuple):
 
 
 def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat: int | None = None,
-             candidate: int | None = None, context: DealOutcome | dict | None = None, aside=None) -> State:
+             candidate: int | None = None, context: DealOutcome | dict | None = None, aside=None,
+             discards=()) -> State:
     """Deal a new deal. Without `start_seat`, a `context` (the previous deal's DealOutcome or
-    final_view) supplies its `next_start_seat`, else seat 0 starts (RULES §2.1)."""
+    final_view) supplies its `next_start_seat`, else seat 0 starts (RULES §2.1). `discards`: seats
+    that discard a card before play as a penalty (RULES §3.6), one card per entry."""
+    discards = _checked_discards(discards)
     previous_start, tribute_owed = previous_deal(context)
     start_seat = _checked_start_seat(start_seat if start_seat is not None else previous_start)
     if candidate is not None and (not isinstance(candidate, int) or not 0 <= candidate < 5):
@@ -119,11 +122,28 @@ def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat:
         apply_tribute(dealing.hands, tribute_owed, events)
     if rules.buy_three:
         buy_threes(dealing.hands, start_seat, events)
+    discarded = apply_penalty_discards(dealing.hands, discards, events)
     state = _opening_state(rules, seed, start_seat, dealing)
+    state.discards = discarded
     _choose_first_candidate(state, rng, candidate, dealing, events)
     advance_selection(state, events)
     state.opening_events = tuple(events)
     return state
+
+
+# More penalty discards than this in one deal is a mistake, not a ruling.
+MAX_DISCARDS = 10
+
+
+def _checked_discards(discards) -> tuple[int, ...]:
+    if discards is None:
+        return ()
+    if not isinstance(discards, (list, tuple)) or len(discards) > MAX_DISCARDS:
+        raise ValueError(f"discards must be a list of at most {MAX_DISCARDS} seats")
+    for seat in discards:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 5:
+            raise ValueError("discards must name seats 0..4")
+    return tuple(discards)
 
 
 def _checked_start_seat(start_seat) -> int:

@@ -1,6 +1,7 @@
-"""Pre-play exchanges (RULES §2.2): tribute owed by the previous deal, then buying a 3 (campus).
+"""Pre-play exchanges (RULES §2.2): tribute owed by the previous deal, then buying a 3 (campus),
+then penalty discards (laowang 串牌, RULES §3.6).
 
-Both happen right after the deal, before emperor selection. Each hand-over is logged twice: a
+All happen right after the deal, before emperor selection. Each hand-over is logged twice: a
 public event with the count, and an event with the cards `private_to` the giver and receiver.
 """
 
@@ -86,3 +87,25 @@ def buy_threes(hands: list[list[str]], start_seat: int, events: list[dict]) -> N
         events.append({"type": "buy_three", "seat": buyer, "from": seller, "paid": payment is not None})
         events.append({"type": "buy_three_cards", "seat": buyer, "from": seller, "card": three,
                        "payment": payment, "private_to": sorted({buyer, seller})})
+
+
+def apply_penalty_discards(hands: list[list[str]], seats: tuple[int, ...], events: list[dict]) -> tuple:
+    """RULES §3.6 (串牌, "下一局開局前自罰一張2，無2遞減"): each offender discards a 2, else his highest
+    non-joker, out of play, once per entry of `seats` (a seat named twice discards two cards).
+
+    **D:** after the tribute: the seed's "before the next deal starts" is the last step before play
+    (the emperor selection), and the tribute is part of dealing. The table learns that a seat
+    discarded (`penalty_discard`), only the offender which card (`penalty_discard_card`); the
+    final view shows them all. Returns the (seat, card) pairs discarded.
+    """
+    discarded = []
+    for seat in seats:
+        highest = _highest(hands[seat], 1, jokers=False)
+        if not highest:  # a hand of jokers only has nothing to give up
+            continue
+        card = highest[0]
+        hands[seat].remove(card)
+        discarded.append((seat, card))
+        events.append({"type": "penalty_discard", "seat": seat})
+        events.append({"type": "penalty_discard_card", "seat": seat, "card": card, "private_to": [seat]})
+    return tuple(discarded)

@@ -79,6 +79,10 @@ _CODECS = {
     "dealt": _HAND_LISTS,
     "aside": _CARD_TUPLE,
     "pile": _CARD_TUPLE,
+    "discards": (
+        (lambda pairs: [[seat, code] for seat, code in pairs]),
+        (lambda data: tuple((seat, code) for seat, code in data)),
+    ),
     "phase": (str, Phase),
     "specials": (sorted, frozenset),
     "window": (_encode_window, _decode_window),
@@ -117,6 +121,8 @@ def from_json(data: dict) -> State:
         raise ValueError(f"unsupported state format {version!r}")
     values = {"rules": preset(data["preset"], **data["options"])}
     for name in _STORED_FIELDS:
+        if name not in data:  # a field added since the state was stored keeps its default
+            continue
         decode = _CODECS[name][1] if name in _CODECS else _decode_plain
         values[name] = decode(data[name])
     return State(**values)

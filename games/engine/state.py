@@ -157,6 +157,8 @@ class State:
     dealt: tuple[tuple[str, ...], ...]
     # Set-aside cards nobody holds yet (laowang keeps none: its BJ travels in `pile`).
     aside: tuple[str, ...] = ()
+    # Penalty discards made before play (RULES §3.6, laowang 串牌): (seat, card) pairs, out of play.
+    discards: tuple[tuple[int, str], ...] = ()
     phase: Phase = Phase.EMPEROR_SELECTION
     # Emperor selection (RULES §2.3): the seat asked now, how many declined, the travelling cards.
     candidate: int | None = None

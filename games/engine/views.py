@@ -112,6 +112,7 @@ def final_view(state: State) -> dict:
     view["guard"] = state.guard
     view["hands"] = [list(h) for h in state.dealt]
     view["aside"] = list(state.aside)
+    view["discards"] = [[seat, code] for seat, code in state.discards]
     view["seed"] = state.seed
     view["actions"] = [[seat, action.to_dict()] for seat, action in state.log]
     view["scores"] = list(state.scores)

@@ -497,3 +497,53 @@ class ModerationSeatFoulApi(_ModerationApi):
             source=SOURCE,
         )
         return Response({"user": user_id, "fouls": fouls, "removed": removed})
+
+
+# --- 串牌 (RULES §3.6) -----------------------------------------------------------------------------
+
+
+class SeatCollusionOutputSerializer(serializers.Serializer):
+    user = serializers.IntegerField()
+    pending = serializers.IntegerField(
+        help_text="His discards at this table still to be made, this one included (one card each)."
+    )
+
+
+class ModerationSeatCollusionApi(_ModerationApi):
+    moderation_permission = "matchmaking.remove_player"
+
+    @extend_schema(
+        operation_id="moderation_seat_collusion",
+        tags=["moderation"],
+        parameters=[
+            OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH),
+            OpenApiParameter("seat", OpenApiTypes.INT, OpenApiParameter.PATH),
+        ],
+        request=SeatFoulInputSerializer,
+        responses={
+            200: SeatCollusionOutputSerializer,
+            **error_responses(*_STAFF_ERRORS, ErrorCode.NOT_FOUND, ErrorCode.TABLE_CLOSED),
+        },
+        examples=[
+            OpenApiExample(
+                "recorded", value={"user": 9, "pending": 1}, response_only=True, status_codes=["200"]
+            )
+        ],
+        description=(
+            "laowang tables (docs/rules.md §3.6): record 串牌 (exposing cards, collusion) by the seat's "
+            "player, a 0-point `collusion` penalty. Before the table's next deal starts he discards a 2 "
+            "(else his highest non-joker) out of play: the table sees a `penalty_discard` event, he alone "
+            "`penalty_discard_card` with the card. A closed table answers 409 `table_closed`."
+        ),
+    )
+    def post(self, request, table_id: int, seat: int):
+        data = SeatFoulInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user_id, pending = services.seat_collusion(
+            table_id=table_id,
+            seat=seat,
+            moderator=request.user,
+            reason=data.validated_data["reason"],
+            source=SOURCE,
+        )
+        return Response({"user": user_id, "pending": pending})

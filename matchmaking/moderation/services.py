@@ -22,6 +22,9 @@ from matchmaking.models import Penalty, PenaltyReason, Report, ReportStatus, Sea
 # RULES §3.5: fouls are a campus rule; the second removes the player.
 FOUL_PRESETS = ("campus",)
 FOULS_TO_REMOVE = 2
+# RULES §3.6: 串牌 (exposing cards, collusion) is laowang's; the offender discards before the next deal.
+COLLUSION_PRESETS = ("laowang",)
+OPEN_STATUSES = (TableStatus.WAITING, TableStatus.PLAYING)
 
 
 def report_create(*, reporter: Any, user_id: int, game_id: int | None, reason: str, text: str = "") -> Report:
@@ -178,32 +181,50 @@ def player_remove(*, table_id: int, seat: int, moderator: Any, reason: str, sour
     return table
 
 
-def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> tuple[int, int, bool]:
-    """Record a foul of the player of `seat` (RULES §3.5, campus: talking, noise, peeking) as a 0-point
-    penalty; his second foul at the table removes him (40 points during a deal, like any removal).
-    Returns (the player's id, his fouls at this table, whether he was removed)."""
+def _preset_penalty_record(
+    *, table_id: int, seat: int, moderator: Any, reason: str, kind: str, presets: tuple[str, ...], rule: str
+) -> tuple[Table, Seat]:
+    """The part every preset penalty shares (inside the caller's transaction): a reason, a table of
+    one of `presets` (locked), a seated player, and his 0-point `kind` penalty. Returns the table
+    and the seat row."""
     if not reason.strip():
         raise ApiError(
             ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"fields": {"reason": ["required"]}}
         )
+    table = table_lock(table_id=table_id)
+    if table.preset not in presets:
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST,
+            f"{rule} are a rule of {', '.join(presets)}; this table plays {table.preset}.",
+        )
+    row = Seat.objects.filter(table=table, seat=seat).first()
+    if row is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"Seat {seat} is empty.", extra={"seat": seat})
+    Penalty.objects.create(
+        user_id=row.user_id,
+        table=table,
+        game_id=game_selectors.game_running_id(table_id=table_id),
+        seat=seat,
+        points=0,
+        reason=kind,
+        moderator=moderator,
+    )
+    return table, row
+
+
+def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> tuple[int, int, bool]:
+    """Record a foul of the player of `seat` (RULES §3.5, campus: talking, noise, peeking) as a 0-point
+    penalty; his second foul at the table removes him (40 points during a deal, like any removal).
+    Returns (the player's id, his fouls at this table, whether he was removed)."""
     with transaction.atomic():
-        table = table_lock(table_id=table_id)
-        if table.preset not in FOUL_PRESETS:
-            raise ApiError(
-                ErrorCode.INVALID_REQUEST,
-                f"Fouls are a rule of {', '.join(FOUL_PRESETS)}; this table plays {table.preset}.",
-            )
-        row = Seat.objects.filter(table=table, seat=seat).first()
-        if row is None:
-            raise ApiError(ErrorCode.NOT_FOUND, f"Seat {seat} is empty.", extra={"seat": seat})
-        Penalty.objects.create(
-            user_id=row.user_id,
-            table=table,
-            game_id=game_selectors.game_running_id(table_id=table_id),
+        table, row = _preset_penalty_record(
+            table_id=table_id,
             seat=seat,
-            points=0,
-            reason=PenaltyReason.FOUL,
             moderator=moderator,
+            reason=reason,
+            kind=PenaltyReason.FOUL,
+            presets=FOUL_PRESETS,
+            rule="Fouls",
         )
         fouls = Penalty.objects.filter(table=table, user_id=row.user_id, reason=PenaltyReason.FOUL).count()
         removed = fouls >= FOULS_TO_REMOVE
@@ -223,3 +244,36 @@ def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: 
             table_id=table_id, seat=seat, moderator=moderator, reason=f"Second foul: {reason}", source=source
         )
     return row.user_id, fouls, removed
+
+
+def seat_collusion(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> tuple[int, int]:
+    """Record 串牌 (RULES §3.6, laowang: exposing cards or collusion) by the player of `seat`: a
+    0-point `collusion` penalty that the table's next deal serves, the offender discarding a 2 (else
+    his highest non-joker) out of play before it starts (matchmaking.services deals it).
+    Returns (the player's id, his penalties at this table still waiting for their deal)."""
+    with transaction.atomic():
+        if Table.objects.filter(pk=table_id).exclude(status__in=OPEN_STATUSES).exists():
+            raise ApiError(
+                ErrorCode.TABLE_CLOSED, "This table deals no more: the discard could not be served."
+            )
+        table, row = _preset_penalty_record(
+            table_id=table_id,
+            seat=seat,
+            moderator=moderator,
+            reason=reason,
+            kind=PenaltyReason.COLLUSION,
+            presets=COLLUSION_PRESETS,
+            rule="串牌 discards",
+        )
+        pending = table_services.collusion_pending(table=table).get(row.user_id, 0)
+        account_services.moderation_action_record(
+            moderator=moderator,
+            action="collusion",
+            target_type="table",
+            target_id=table_id,
+            subject_user_id=row.user_id,
+            reason=reason,
+            source=source,
+            details={"seat": seat, "pending": pending},
+        )
+    return row.user_id, pending

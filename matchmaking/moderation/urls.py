@@ -26,5 +26,10 @@ urlpatterns = [
         apis.ModerationSeatFoulApi.as_view(),
         name="moderation-seat-foul",
     ),
+    path(
+        "moderation/tables/<int:table_id>/seats/<int:seat>/collusion",
+        apis.ModerationSeatCollusionApi.as_view(),
+        name="moderation-seat-collusion",
+    ),
     path("moderation/audit", apis.ModerationAuditApi.as_view(), name="moderation-audit"),
 ]
