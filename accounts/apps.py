@@ -11,3 +11,6 @@ class AccountsConfig(AppConfig):
         from accounts.audit import audit_register
 
         audit_register()
+        from accounts.token_cache import connect_signals
+
+        connect_signals()

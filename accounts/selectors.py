@@ -6,6 +6,7 @@ from django.db.models import F, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from accounts import token_cache
 from accounts.models import (
     AuthToken,
     ModerationAction,
@@ -35,27 +36,39 @@ def token_get_active(*, key: str) -> AuthToken | None:
     The same query says whether the user is under an active ban (`active_ban_id` on the user), so
     the permission that enforces bans (accounts/permissions.py) costs no query of its own."""
     now = timezone.now()
+    key_hash = AuthToken.hash_key(key)
+    remembered = token_cache.cached(key_hash=key_hash)
+    if remembered is not None and remembered.expires_at > now and not _token_use_due(remembered, now):
+        return remembered
     bans = _active(Sanction.objects.filter(user_id=OuterRef("user_id"), kind=SanctionKind.BAN), now=now)
     token = (
         AuthToken.objects.select_related("user")
         .annotate(active_ban_id=Subquery(bans.values("pk")[:1]))
-        .filter(key_hash=AuthToken.hash_key(key), revoked_at__isnull=True, expires_at__gt=now)
+        .filter(key_hash=key_hash, revoked_at__isnull=True, expires_at__gt=now)
         .first()
     )
     if token is None:
         return None
     token.user.active_ban_id = token.active_ban_id
-    if token.kind == TokenKind.PERSONAL:
-        # A personal token's expiry is fixed; its last use is written at most once a minute.
-        if token.last_used_at is None or token.last_used_at < now - timedelta(seconds=60):
+    if _token_use_due(token, now):
+        if token.kind == TokenKind.PERSONAL:
             token.last_used_at = now
             AuthToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        return token
-    ttl = token_ttl()
-    if token.expires_at < now + ttl - min(ttl / 10, timedelta(days=1)):
-        token.expires_at, token.last_used_at = now + ttl, now
-        AuthToken.objects.filter(pk=token.pk).update(expires_at=token.expires_at, last_used_at=now)
+        else:
+            token.expires_at, token.last_used_at = now + token_ttl(), now
+            AuthToken.objects.filter(pk=token.pk).update(expires_at=token.expires_at, last_used_at=now)
+    token_cache.remember(token)
     return token
+
+
+def _token_use_due(token: AuthToken, now: datetime) -> bool:
+    """Is a write of this use due? A personal token's expiry is fixed and its last use is written
+    at most once a minute; a login token slides to TOKEN_TTL_DAYS from now, written at most once
+    per tenth of the TTL (at most daily)."""
+    if token.kind == TokenKind.PERSONAL:
+        return token.last_used_at is None or token.last_used_at < now - timedelta(seconds=60)
+    ttl = token_ttl()
+    return token.expires_at < now + ttl - min(ttl / 10, timedelta(days=1))
 
 
 def user_by_username(*, username: str) -> User | None:

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts import selectors, throttles
+from accounts import selectors, throttles, token_cache
 from accounts.feed import feed_append
 from accounts.models import (
     AuthToken,
@@ -102,6 +102,7 @@ def token_revoke(*, token) -> None:
         token.revoke()
         return
     AuthToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token_cache.forget([token.key_hash])
 
 
 def tokens_revoke_all(*, user: User) -> int:
@@ -113,6 +114,7 @@ def tokens_revoke_all(*, user: User) -> int:
         refresh_tokens = get_refresh_token_model().objects.filter(user=user, revoked__isnull=True)
         refresh_tokens.update(revoked=timezone.now())
         get_access_token_model().objects.filter(user=user).delete()
+        token_cache.forget_user(user_id=user.pk)
         return AuthToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
@@ -148,10 +150,11 @@ def personal_token_create(
 
 
 def personal_token_revoke(*, user: User, token_id: int) -> None:
-    revoked = AuthToken.objects.filter(
+    tokens = AuthToken.objects.filter(
         pk=token_id, user=user, kind=TokenKind.PERSONAL, revoked_at__isnull=True
-    ).update(revoked_at=timezone.now())
-    if not revoked:
+    )
+    token_cache.forget(tokens.values_list("key_hash", flat=True))
+    if not tokens.update(revoked_at=timezone.now()):
         raise ApiError(ErrorCode.NOT_FOUND, "No such token.")
 
 

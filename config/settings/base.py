@@ -123,7 +123,7 @@ REST_FRAMEWORK = {
         # The token's scopes against the endpoint's (config/api/endpoint_scopes.py).
         "accounts.permissions.EndpointScope",
     ],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ORJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.api.parsers.GuardedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.handler.api_exception_handler",
@@ -241,6 +241,12 @@ if os.environ.get("REDIS_URL"):
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Bearer-token lookups kept this long in the shared cache (accounts/token_cache.py); only with Redis,
+# the one cache every process shares. 0 turns it off.
+AUTH_TOKEN_CACHE_SECONDS = int(
+    os.environ.get("AUTH_TOKEN_CACHE_SECONDS", "60" if os.environ.get("REDIS_URL") else "0")
+)
 
 # Account safety (docs/moderation.md).
 TOKEN_TTL_DAYS = float(os.environ.get("TOKEN_TTL_DAYS", "30"))

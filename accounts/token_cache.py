@@ -1,0 +1,79 @@
+"""Bearer-token lookups kept in the shared cache for a minute (docs/scaling.md "Where the time goes").
+
+Every request used to spend one SQL query (token, user, active ban) before doing its own work: a
+third of a move's CPU. The looked-up token, with its user and whether a ban was active, is kept
+under the token's hash for AUTH_TOKEN_CACHE_SECONDS, and forgotten the moment anything it answers
+for changes: a token revoked (one or all), a sanction imposed or revoked, the user edited. Each
+change forgets at once and again after its transaction commits, so a request running in between
+cannot put the old answer back for longer than that transaction.
+
+What needs no forgetting: expiry (checked on every use against the cached `expires_at`), a ban
+that ends by time (a cached active ban makes the permission re-read the sanctions, accounts/
+permissions.py), the sliding expiry and last-use writes (due ones bypass the cache).
+
+Only a cache that every process shares may hold these (Redis); the default is therefore off
+without REDIS_URL (config/settings/base.py).
+"""
+
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+_PREFIX = "authtoken:"
+
+
+def _enabled() -> bool:
+    return settings.AUTH_TOKEN_CACHE_SECONDS > 0
+
+
+def cached(*, key_hash: str):
+    """The token remembered under this hash (its user loaded, `user.active_ban_id` set), or None."""
+    if not _enabled():
+        return None
+    return cache.get(_PREFIX + key_hash)
+
+
+def remember(token) -> None:
+    if _enabled():
+        cache.set(_PREFIX + token.key_hash, token, timeout=settings.AUTH_TOKEN_CACHE_SECONDS)
+
+
+def forget(key_hashes: Iterable[str]) -> None:
+    """Forget these tokens now and once the current transaction commits."""
+    if not _enabled():
+        return
+    keys = [_PREFIX + key_hash for key_hash in key_hashes]
+    if not keys:
+        return
+    cache.delete_many(keys)
+    transaction.on_commit(lambda: cache.delete_many(keys))
+
+
+def forget_user(*, user_id: int) -> None:
+    """Forget every token of the user: his sanctions or his account changed."""
+    if not _enabled():
+        return
+    from accounts.models import AuthToken
+
+    forget(AuthToken.objects.filter(user_id=user_id).values_list("key_hash", flat=True))
+
+
+def _forget_on_save(sender, instance, **kwargs) -> None:
+    # A sanction imposed or revoked (API, admin, shell), a user edited (deactivated, made staff),
+    # a token changed in the admin: what the cached lookups answered may be different now.
+    forget_user(user_id=instance.pk if sender.__name__ == "User" else instance.user_id)
+
+
+def connect_signals() -> None:
+    """Called once from AccountsConfig.ready. Bulk `.update()`s bypass signals: the services that
+    revoke tokens that way call `forget` themselves."""
+    from django.contrib.auth import get_user_model
+    from django.db.models.signals import post_delete, post_save
+
+    from accounts.models import AuthToken, Sanction
+
+    for model in (get_user_model(), Sanction, AuthToken):
+        post_save.connect(_forget_on_save, sender=model, dispatch_uid=f"token_cache_{model.__name__}")
+        post_delete.connect(_forget_on_save, sender=model, dispatch_uid=f"token_cache_del_{model.__name__}")
