@@ -52,12 +52,13 @@ def _event() -> asyncio.Event:
     return event
 
 
-async def unless_stopping(awaitable) -> None:
-    """Await `awaitable`, or give it up as soon as the process is told to stop."""
+async def unless_stopping(awaitable):
+    """Await `awaitable` and return its result, or give it up (None) as soon as the process is told
+    to stop."""
     if _requested.is_set():
         if asyncio.iscoroutine(awaitable):
             awaitable.close()
-        return
+        return None
     work = asyncio.ensure_future(awaitable)
     stopping = asyncio.ensure_future(_event().wait())
     try:
@@ -67,7 +68,8 @@ async def unless_stopping(awaitable) -> None:
             if not task.done():
                 task.cancel()
     if work.done() and not work.cancelled():
-        work.result()
+        return work.result()
+    return None
 
 
 def install_signal_handlers() -> None:

@@ -7,7 +7,6 @@ re-reading the database every EVENTS_POLL_INTERVAL seconds; losing Redis only de
 import asyncio
 import contextlib
 import logging
-import time
 
 from django.conf import settings
 
@@ -69,54 +68,161 @@ def publish_ticket(*, ticket_id: int) -> None:
     _publish(ticket_channel_name(ticket_id), ticket_id)
 
 
+class _Hub:
+    """One Redis pub/sub connection per event loop (per web worker), shared by every waiter in it.
+
+    A connection per waiting long-poll made each woken client cost a TCP connect, a SUBSCRIBE and a
+    close (docs/scaling.md: what breaks first in Redis). Here a reader task owns the connection and
+    sets the events of a channel's waiters when a message comes; a channel is subscribed while
+    anyone waits on it. If the connection fails, every waiter is woken (they re-read the database)
+    and the next waiter connects again.
+    """
+
+    CONFIRM_SECONDS = 1.0
+
+    def __init__(self) -> None:
+        self._redis = None
+        self._pubsub = None
+        self._reader: asyncio.Task | None = None
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._confirmed: dict[str, asyncio.Event] = {}
+        self._lock = asyncio.Lock()
+
+    async def subscribe(self, channel: str) -> asyncio.Event:
+        """An event set on the channel's next message, once Redis has confirmed the subscription
+        (so a message published after this returns cannot be missed). Raises when Redis fails."""
+        woken = asyncio.Event()
+        async with self._lock:
+            if self._pubsub is None:
+                import redis.asyncio as aioredis
+
+                self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1)
+                self._pubsub = self._redis.pubsub()
+            waiters = self._waiters.setdefault(channel, set())
+            waiters.add(woken)
+            if len(waiters) == 1:
+                self._confirmed[channel] = asyncio.Event()
+                try:
+                    await self._pubsub.subscribe(channel)
+                except Exception:
+                    waiters.discard(woken)
+                    self._waiters.pop(channel, None)
+                    self._confirmed.pop(channel, None)
+                    await self._reset()
+                    raise
+            if self._reader is None or self._reader.done():
+                self._reader = asyncio.create_task(self._read())
+            confirmed = self._confirmed[channel]
+        try:
+            await asyncio.wait_for(confirmed.wait(), self.CONFIRM_SECONDS)
+        except TimeoutError:
+            await self.unsubscribe(channel, woken)
+            raise
+        return woken
+
+    async def unsubscribe(self, channel: str, woken: asyncio.Event) -> None:
+        async with self._lock:
+            waiters = self._waiters.get(channel)
+            if waiters is None:
+                return
+            waiters.discard(woken)
+            if waiters:
+                return
+            del self._waiters[channel]
+            self._confirmed.pop(channel, None)
+            if self._pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await self._pubsub.unsubscribe(channel)
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                message = await self._pubsub.get_message(timeout=1.0)
+                if message is None:
+                    continue
+                channel = message["channel"]
+                channel = channel.decode() if isinstance(channel, bytes) else channel
+                if message["type"] == "subscribe":
+                    confirmed = self._confirmed.get(channel)
+                    if confirmed is not None:
+                        confirmed.set()
+                elif message["type"] == "message":
+                    for woken in self._waiters.get(channel, ()):
+                        woken.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the connection is gone: wake everyone, reconnect on demand
+            logger.warning("wake-up connection lost", exc_info=True)
+            async with self._lock:
+                await self._reset()
+
+    async def _reset(self) -> None:
+        """Drop the connection (lock held): every waiter wakes and re-reads; their channels are gone."""
+        for waiters in self._waiters.values():
+            for woken in waiters:
+                woken.set()
+        for confirmed in self._confirmed.values():
+            confirmed.set()
+        self._waiters.clear()
+        self._confirmed.clear()
+        pubsub, client, self._pubsub, self._redis = self._pubsub, self._redis, None, None
+        with contextlib.suppress(Exception):
+            if pubsub is not None:
+                await pubsub.aclose()
+        with contextlib.suppress(Exception):
+            if client is not None:
+                await client.aclose()
+
+
+_hubs: dict[asyncio.AbstractEventLoop, _Hub] = {}
+
+
+def _hub() -> _Hub:
+    """The hub of the running event loop (a worker has one loop; tests may start several)."""
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None:
+        for stale in [other for other in _hubs if other.is_closed()]:
+            del _hubs[stale]
+        hub = _hubs[loop] = _Hub()
+    return hub
+
+
 class Waiter:
     """Subscribe first, then re-read, then wait: a change between the read and the wait still wakes us."""
 
     def __init__(self, game_id: int | None = None, *, channel: str | None = None):
         self.channel = channel or channel_name(game_id)
-        self._redis = None
-        self._pubsub = None
+        self._woken: asyncio.Event | None = None
 
     async def __aenter__(self) -> "Waiter":
         if settings.REDIS_URL:
             try:
-                import redis.asyncio as aioredis
-
-                self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1)
-                self._pubsub = self._redis.pubsub()
-                await self._pubsub.subscribe(self.channel)
+                self._woken = await _hub().subscribe(self.channel)
             except Exception:  # noqa: BLE001 - fall back to polling the database
                 logger.warning("Redis unavailable; polling for %s", self.channel, exc_info=True)
-                await self._close()
+                self._woken = None
         return self
 
     async def __aexit__(self, *exc_info) -> None:
-        await self._close()
+        if self._woken is not None:
+            await _hub().unsubscribe(self.channel, self._woken)
+            self._woken = None
 
-    async def _close(self) -> None:
-        with contextlib.suppress(Exception):
-            if self._pubsub is not None:
-                await self._pubsub.aclose()
-        with contextlib.suppress(Exception):
-            if self._redis is not None:
-                await self._redis.aclose()
-        self._pubsub = self._redis = None
+    async def wait(self, timeout: float) -> bool:
+        """Wait for a wake-up; True if one came (something was published on the channel), False
+        after `timeout`, (without Redis) after one poll interval, or as soon as the process is told
+        to stop (config/shutdown.py)."""
+        woken = await shutdown.unless_stopping(self._wait(timeout))
+        return bool(woken)
 
-    async def wait(self, timeout: float) -> None:
-        """Return on a wake-up, after `timeout`, (without Redis) after one poll interval, or as soon
-        as the process is told to stop (config/shutdown.py)."""
-        await shutdown.unless_stopping(self._wait(timeout))
-
-    async def _wait(self, timeout: float) -> None:
-        if self._pubsub is None:
+    async def _wait(self, timeout: float) -> bool:
+        if self._woken is None:
             await asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL))
-            return
-        end = time.monotonic() + timeout
-        while (left := end - time.monotonic()) > 0:
-            try:
-                message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=left)
-            except Exception:  # noqa: BLE001
-                await asyncio.sleep(min(left, settings.EVENTS_POLL_INTERVAL))
-                return
-            if message is not None:
-                return
+            return False
+        try:
+            await asyncio.wait_for(self._woken.wait(), timeout)
+        except TimeoutError:
+            return False
+        self._woken.clear()
+        return True

@@ -74,7 +74,10 @@ def long_poll_view(
             while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
                 if await changed_async(request, after, **kwargs):
                     break
-                await waiter.wait(left)
+                if await waiter.wait(left):
+                    # Woken: something was committed on this log. Read it once, below, rather
+                    # than check "anything new?" first (a query and a thread hop per woken poll).
+                    break
         return await sync_view(request, **kwargs)
 
     view = csrf_exempt(view)

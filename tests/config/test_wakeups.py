@@ -1,0 +1,97 @@
+"""config/wakeups.py on a real Redis: one shared pub/sub connection per event loop serves every
+waiter; a message wakes exactly the waiters of its channel; a lost connection wakes everyone and the
+next waiter connects again; nothing published after `subscribe` returns is missed."""
+
+import asyncio
+import os
+
+import pytest
+
+from config import wakeups
+
+REDIS_URL = "redis://127.0.0.1:6379/14"
+
+
+@pytest.fixture(autouse=True)
+def _redis(settings):
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=0.5).ping()
+    except Exception:  # noqa: BLE001
+        # scripts/test starts Redis, so in CI a missing Redis is a failure, not a skip.
+        (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
+    settings.REDIS_URL = REDIS_URL
+    wakeups._sync_client = None
+    yield
+    wakeups._sync_client = None
+
+
+def _clients() -> int:
+    import redis
+
+    return sum(
+        1
+        for c in redis.Redis.from_url(REDIS_URL).client_list()
+        if c.get("cmd") == "subscribe" or int(c.get("sub", 0)) > 0
+    )
+
+
+def test_many_waiters_share_one_connection_and_each_channel_wakes_its_own():
+    async def scenario():
+        before = _clients()
+        async with (
+            wakeups.Waiter(channel="t:a") as a1,
+            wakeups.Waiter(channel="t:a") as a2,
+            wakeups.Waiter(channel="t:b") as b,
+        ):
+            assert _clients() - before == 1
+            await asyncio.to_thread(wakeups._publish, "t:a", 1)
+            woken = await asyncio.gather(a1.wait(2), a2.wait(2), b.wait(0.3))
+            assert woken == [True, True, False]
+        return before
+
+    before = asyncio.run(scenario())
+    assert _clients() <= before
+
+
+def test_a_message_published_between_subscribing_and_waiting_is_not_missed():
+    async def scenario():
+        async with wakeups.Waiter(channel="t:early") as waiter:
+            await asyncio.to_thread(wakeups._publish, "t:early", 7)
+            await asyncio.sleep(0.2)  # the re-read of the database would happen here
+            return await waiter.wait(2)
+
+    assert asyncio.run(scenario()) is True
+
+
+def test_a_waiter_times_out_without_a_message():
+    async def scenario():
+        async with wakeups.Waiter(channel="t:quiet") as waiter:
+            return await waiter.wait(0.3)
+
+    assert asyncio.run(scenario()) is False
+
+
+def test_a_lost_connection_wakes_the_waiters_and_the_next_one_reconnects():
+    async def scenario():
+        async with wakeups.Waiter(channel="t:lost") as waiter:
+            hub = wakeups._hub()
+            await hub._pubsub.connection.disconnect()
+            assert await waiter.wait(3) is True
+        async with wakeups.Waiter(channel="t:again") as again:
+            await asyncio.to_thread(wakeups._publish, "t:again", 1)
+            return await again.wait(2)
+
+    assert asyncio.run(scenario()) is True
+
+
+def test_without_redis_a_waiter_polls(settings):
+    settings.REDIS_URL = None
+    settings.EVENTS_POLL_INTERVAL = 0.05
+
+    async def scenario():
+        async with wakeups.Waiter(channel="t:none") as waiter:
+            return await waiter.wait(5)
+
+    assert asyncio.run(scenario()) is False
