@@ -317,7 +317,7 @@ class GameEventsApi(APIView):
     def get(self, request, game_id: int):
         query = GameEventsQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game = selectors.game_get(game_id=game_id)
+        game = selectors.game_get_for_log(game_id=game_id)
         return Response(
             selectors.game_events(game=game, user=request.user, after=query.validated_data["after"])
         )

@@ -76,6 +76,20 @@ def game_get(*, game_id: int) -> Game:
     return game
 
 
+# What reading a deal's log needs of its row: who sits where, how far the log goes, and whether the
+# table is private. The poll is most of a table's requests, and the rest of the row (the state, the
+# setup, the final view, the table's settings) is kilobytes of JSON to decode for nothing.
+_LOG_FIELDS = ("id", "seat_user_ids", "left", "last_seq", "version", "table__id", "table__private")
+
+
+def game_get_for_log(*, game_id: int) -> Game:
+    """The game row with only what `game_events` reads (game_access_seat, last_seq, version)."""
+    game = Game.objects.select_related("table").only(*_LOG_FIELDS).filter(pk=game_id).first()
+    if game is None:
+        raise ApiError(ErrorCode.NOT_FOUND, "No such game.")
+    return game
+
+
 def game_seat_of(*, game: Game, user: Any) -> int | None:
     """The seat `user` plays in this deal, or None (a player who left no longer has one)."""
     if not getattr(user, "is_authenticated", False):
