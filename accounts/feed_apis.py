@@ -12,8 +12,7 @@ import time
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import StreamingHttpResponse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,15 +22,10 @@ from accounts.models import SanctionKind
 from config import shutdown, wakeups
 from config.api.errors import ErrorCode
 from config.api.long_poll import long_poll_view
-from config.api.schema import error_responses, type_field
-from config.api.serializers import StrictInputSerializer
+from config.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
+from config.api.serializers import LongPollQueryInputSerializer
 
 FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")
-
-
-class FeedQueryInputSerializer(StrictInputSerializer):
-    after = serializers.IntegerField(min_value=0, required=False, default=0)
-    wait = serializers.FloatField(min_value=0, required=False, default=0)
 
 
 class TicketMatchedEventOutputSerializer(serializers.Serializer):
@@ -100,10 +94,7 @@ class MeEventsApi(APIView):
         operation_id="me_events",
         tags=["auth"],
         parameters=[
-            OpenApiParameter("after", OpenApiTypes.INT, description="Entries with a larger seq (default 0)."),
-            OpenApiParameter(
-                "wait", OpenApiTypes.NUMBER, description="Seconds to wait when there are none yet (≤ 30)."
-            ),
+            *LONG_POLL_PARAMETERS,
         ],
         description=(
             "Everything addressed to you, in order: `ticket_matched`, `deal_started`, `your_turn`, "
@@ -135,7 +126,7 @@ class MeEventsApi(APIView):
         ],
     )
     def get(self, request):
-        query = FeedQueryInputSerializer(data=request.query_params)
+        query = LongPollQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         return Response(feed.feed_read(user_id=request.user.pk, after=query.validated_data["after"]))
 

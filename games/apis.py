@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from config import wakeups
 from config.api.errors import ApiError, ErrorCode
 from config.api.long_poll import long_poll_view
-from config.api.schema import error_responses
+from config.api.schema import LONG_POLL_PARAMETERS, error_responses
 from config.api.serializers import StrictInputSerializer
 from games import selectors, services
 from games.event_serializers import game_event_union
@@ -283,14 +283,7 @@ class GameEventsApi(APIView):
         tags=["games"],
         parameters=[
             _GAME_ID,
-            OpenApiParameter(
-                "after", OpenApiTypes.INT, description="Return events with a larger seq (default 0)."
-            ),
-            OpenApiParameter(
-                "wait",
-                OpenApiTypes.NUMBER,
-                description="Seconds to wait when there are none yet; clamped to 30.",
-            ),
+            *LONG_POLL_PARAMETERS,
         ],
         responses={
             200: GameEventsOutputSerializer,

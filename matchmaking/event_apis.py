@@ -13,17 +13,12 @@ from rest_framework.views import APIView
 from config import wakeups
 from config.api.errors import ErrorCode
 from config.api.long_poll import long_poll_view
-from config.api.schema import error_responses, type_field
-from config.api.serializers import StrictInputSerializer
+from config.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
+from config.api.serializers import LongPollQueryInputSerializer
 from matchmaking import selectors
 from matchmaking.models import TableClosedReason
 
 TABLE_EVENT_TYPES = ("seat_taken", "seat_left", "deal_started", "deal_over", "table_closed")
-
-
-class TableEventsQueryInputSerializer(StrictInputSerializer):
-    after = serializers.IntegerField(min_value=0, required=False, default=0)
-    wait = serializers.FloatField(min_value=0, required=False, default=0)
 
 
 class TableEventUserOutputSerializer(serializers.Serializer):
@@ -108,10 +103,7 @@ class TableEventsApi(APIView):
         tags=["tables"],
         parameters=[
             OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH),
-            OpenApiParameter("after", OpenApiTypes.INT, description="Events with a larger seq (default 0)."),
-            OpenApiParameter(
-                "wait", OpenApiTypes.NUMBER, description="Seconds to wait when there are none yet (≤ 30)."
-            ),
+            *LONG_POLL_PARAMETERS,
         ],
         responses={
             200: TableEventsOutputSerializer,
@@ -144,7 +136,7 @@ class TableEventsApi(APIView):
         ],
     )
     def get(self, request, table_id: int):
-        query = TableEventsQueryInputSerializer(data=request.query_params)
+        query = LongPollQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         table = selectors.table_get(table_id=table_id)
         return Response(

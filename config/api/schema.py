@@ -1,9 +1,18 @@
 """OpenAPI pieces shared by every endpoint: the error body and its documented responses."""
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema_field
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from config.api.errors import ErrorCode, status_for_code
+
+# The two query parameters of every log a client follows by long-poll (config/api/long_poll.py).
+LONG_POLL_PARAMETERS = [
+    OpenApiParameter("after", OpenApiTypes.INT, description="Entries with a larger seq (default 0)."),
+    OpenApiParameter(
+        "wait", OpenApiTypes.NUMBER, description="Seconds to wait when there are none yet; clamped to 30."
+    ),
+]
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -18,3 +18,10 @@ class EmptyInputSerializer(StrictInputSerializer):
 
 def refuse_body_fields(request) -> None:
     EmptyInputSerializer(data=request.data or {}).is_valid(raise_exception=True)
+
+
+class LongPollQueryInputSerializer(StrictInputSerializer):
+    """`?after=&wait=` of a log followed by long-poll (config/api/long_poll.py clamps the wait)."""
+
+    after = serializers.IntegerField(min_value=0, required=False, default=0)
+    wait = serializers.FloatField(min_value=0, required=False, default=0)
