@@ -36,7 +36,6 @@ import asyncio
 import logging
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,34 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from support import ensure_database, free_port, percentile  # bench/support.py (found beside this script)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_WAIT = 20
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    admin_url = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def process_tree_cpu(root_pid: int) -> float:

@@ -23,6 +23,8 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from support import ensure_database  # bench/support.py (found beside this script)
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
@@ -31,16 +33,6 @@ DATABASE_URL = os.environ.get(
 )
 os.environ.update({"DATABASE_URL": DATABASE_URL, "DJANGO_SETTINGS_MODULE": "config.settings.test"})
 os.environ.pop("REDIS_URL", None)
-
-
-def ensure_database() -> None:
-    import psycopg
-
-    name = DATABASE_URL.rsplit("/", 1)[1]
-    admin = DATABASE_URL.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def empty_tables() -> None:
@@ -135,7 +127,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 250])
     parser.add_argument("--plan", type=int, default=5000, help="tickets in the in-memory planning pool")
     args = parser.parse_args()
-    ensure_database()
+    ensure_database(DATABASE_URL)
     import django
 
     django.setup()

@@ -36,6 +36,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from support import ensure_database  # bench/support.py (found beside this script)
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
@@ -51,16 +53,6 @@ os.environ.update(
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
     }
 )
-
-
-def ensure_database() -> None:
-    import psycopg
-
-    name = DATABASE_URL.rsplit("/", 1)[1]
-    admin = DATABASE_URL.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -127,7 +119,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
 
-    ensure_database()
+    ensure_database(DATABASE_URL)
     import django
 
     django.setup()

@@ -1,0 +1,31 @@
+"""What the bench scripts share: a free loopback port, their own PostgreSQL database, percentiles.
+
+The scripts run as `python bench/<name>.py`, so this module is found next to them.
+"""
+
+import socket
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def ensure_database(url: str) -> None:
+    """Create the database `url` names if it does not exist (connecting to `postgres` to do so)."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1].split("?")[0]
+    admin_url = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile (`q` in 0..1); NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
