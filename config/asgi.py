@@ -2,7 +2,8 @@
 
 At lifespan startup (the server has installed its signal handlers by then) the stop signals are
 chained so that waiting long-polls are released on SIGTERM (config/shutdown.py). A server run with
-`--lifespan off` still gets them chained on the first request.
+`--lifespan off` still gets them chained on the first request. Each request borrows a reused worker
+thread for its synchronous part (config/request_threads.py).
 """
 
 import os
@@ -14,6 +15,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django_application = get_asgi_application()
 
 from config import shutdown  # noqa: E402 - after Django is set up
+from config.request_threads import request_thread  # noqa: E402
 
 
 async def _lifespan(receive, send) -> None:
@@ -33,4 +35,5 @@ async def application(scope, receive, send):
         await _lifespan(receive, send)
         return
     shutdown.install_signal_handlers()
-    await django_application(scope, receive, send)
+    async with request_thread():
+        await django_application(scope, receive, send)

@@ -47,15 +47,16 @@ MIDDLEWARE = [
     "config.operator_paths.operator_paths_middleware",
     # JSON error bodies under /api/ even with DEBUG on (config/api/error_pages.py).
     "config.api.error_pages.api_error_pages_middleware",
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's middleware, run without thread hops on API requests (config/inline_middleware.py).
+    "config.inline_middleware.SecurityMiddleware",
+    "config.inline_middleware.SessionMiddleware",
+    "config.inline_middleware.CommonMiddleware",
+    "config.inline_middleware.CsrfViewMiddleware",
+    "config.inline_middleware.AuthenticationMiddleware",
     # Names the signed-in admin user as the actor of model history entries (django-auditlog).
     "accounts.audit.auditlog_admin_middleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.inline_middleware.MessageMiddleware",
+    "config.inline_middleware.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
