@@ -21,7 +21,7 @@ from django.utils import timezone
 from accounts.feed import feed_append_many
 from accounts.webhooks.outbox import webhook_enqueue
 from config import metrics, wakeups
-from games import engine, selectors
+from games import engine, selectors, timers
 from games.models import Event, Game, GameStatus
 
 FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
@@ -244,23 +244,34 @@ class Committed:
     autoplay_pending: bool
     bot_seats: tuple[int, ...]
     rate: bool
+    timer_at: Any = None  # the ETA of a deadline task to send (games/timers.py), or None
+
+
+def bot_seats_prompted(*, game: Game, state: Any) -> tuple[int, ...]:
+    """The seats a bot plays that are prompted now (not on trustee, not left)."""
+    if game.status != GameStatus.RUNNING:
+        return ()
+    bots = game.bots or [False] * 5
+    return tuple(
+        seat
+        for seat in engine.to_act(state)
+        if bots[seat] and not game.trustee[seat] and not game.left[seat]
+    )
 
 
 def committed(*, game: Game, state: Any, autoplay_pending: bool = False) -> Committed:
+    """Inside the transaction, after the change: what to trigger once it commits. Arms the deal's
+    deadline task when the one in flight does not cover the new deadline (games/timers.py)."""
     running = game.status == GameStatus.RUNNING
-    bots = game.bots or [False] * 5
-    prompted = engine.to_act(state) if running else []
-    bot_seats = tuple(
-        seat for seat in prompted if bots[seat] and not game.trustee[seat] and not game.left[seat]
-    ) if running and not autoplay_pending else ()
     return Committed(
         game_id=game.pk,
         version=game.version,
         running=running,
         deadline=game.deadline,
         autoplay_pending=autoplay_pending,
-        bot_seats=bot_seats,
+        bot_seats=bot_seats_prompted(game=game, state=state) if not autoplay_pending else (),
         rate=game.status == GameStatus.OVER and not game.unscored,
+        timer_at=timers.timer_arm(game=game) if running and not autoplay_pending else None,
     )
 
 
@@ -283,5 +294,5 @@ def _run_after_commit(change: Committed) -> None:
     if change.bot_seats:
         delay = settings.BOTS_DELAY_SECONDS
         tasks.game_bot_schedule(game_id=change.game_id, version=change.version, delay=delay)
-    if change.deadline is not None:
-        tasks.game_timer_schedule(game_id=change.game_id, version=change.version, deadline=change.deadline)
+    if change.timer_at is not None:
+        tasks.game_timer_schedule(game_id=change.game_id, at=change.timer_at)

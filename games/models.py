@@ -30,6 +30,9 @@ class Game(models.Model):
     last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest event (0: none).")
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.RUNNING)
     deadline = models.DateTimeField(null=True, blank=True)
+    # When the one deadline task in flight for this deal is due (games/timers.py "arm"): a move that
+    # leaves the deadline at or after it sends no task; the task, when due, waits again if needed.
+    timer_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Who played each seat of this deal, fixed when it was dealt: a player who leaves keeps his seat
     # in the record (he is scored, rated and penalised for it) and is marked in `left`.
     seat_user_ids = models.JSONField()

@@ -24,7 +24,7 @@ from accounts.feed import feed_append_many
 from accounts.models import RatingChange
 from config import metrics
 from config.api.errors import ApiError, ErrorCode
-from games import actions, engine, selectors
+from games import actions, engine, selectors, timers
 from games.lock_objects import game_lock
 from games.models import Event, Game, GamePlayer, GameStatus, IdempotencyKey
 
@@ -253,9 +253,34 @@ def game_abort(*, game_id: int, reason: str) -> bool:
 # --- Timers (RULES §5, ARCHITECTURE.md "Time") --------------------------------------------------------
 
 
+def game_timer_fire(*, game_id: int, at: str) -> bool:
+    """The deal's deadline task, sent for the due time `at` (games/timers.py). It does nothing if
+    another task has replaced it; waits again if the deadline has moved later meanwhile; else times
+    out the seats prompted now. False when nothing was timed out."""
+    with transaction.atomic():
+        try:
+            game = game_lock(game_id=game_id)
+        except ApiError:
+            return False
+        if game.timer_at is None or timers.timer_token(game.timer_at) != at:
+            return False  # replaced, or a second delivery of a task that already ran
+        timers.timer_set(game=game, at=None)
+        if game.status != GameStatus.RUNNING or game.deadline is None:
+            return False
+        if game.deadline > timezone.now():
+            # The deadline moved on since this task was sent (or the broker was early): wait again.
+            from games import tasks  # the tasks wrap these services
+
+            again = timers.timer_arm(game=game)
+            transaction.on_commit(lambda: tasks.game_timer_schedule(game_id=game.pk, at=again))
+            return False
+        return _deadline_expire_locked(game=game)
+
+
 def game_deadline_expire(*, game_id: int, version: int) -> bool:
-    """Time out every seat still prompted at `version`: each goes on trustee and plays its default
-    (engine.trustee_action) through the same path as a move. False when there was nothing to do."""
+    """Time out every seat still prompted at `version` (the sweep, and deadline tasks sent before
+    games/timers.py): each goes on trustee and plays its default (engine.trustee_action) through the
+    same path as a move. False when there was nothing to do."""
     with transaction.atomic():
         try:
             game = game_lock(game_id=game_id)
@@ -264,28 +289,33 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
         if game.status != GameStatus.RUNNING or game.version != version or game.deadline is None:
             return False
         if game.deadline > timezone.now():
-            # Early (a clock ahead of ours, or a broker that delivered before the ETA): ask again at
-            # the deadline rather than leave it to the sweep.
+            # Early (a clock ahead of ours, or a broker that delivered before the ETA): make sure a
+            # task is due at the deadline rather than leave it to the sweep.
             actions.after_commit(actions.committed(game=game, state=selectors.game_state(game=game)))
             return False
-        state = selectors.game_state(game=game)
-        seats = engine.to_act(state)
-        if not seats:
-            return False
-        if not all(game.trustee[seat] for seat in seats):
-            # (All on trustee already: an auto-play chain whose continuation was lost, not a timeout.)
-            deadline = game.deadline.isoformat().replace("+00:00", "Z")
-            # (last_seq is saved with the trustee switch below.)
-            Event.objects.bulk_create(
-                actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
-            )
-        timed_out = [seat for seat in seats if not game.trustee[seat]]
-        for seat in timed_out:
-            actions.trustee_switch(game=game, seat=seat, on=True)
-        if timed_out:
-            metrics.record_timeout(preset=game.preset, seats=len(timed_out))
-        metrics.record_timer_lateness((timezone.now() - game.deadline).total_seconds())
-        _autoplay_and_commit(game=game)
+        return _deadline_expire_locked(game=game)
+
+
+def _deadline_expire_locked(*, game: Game) -> bool:
+    """The deadline of the locked, running `game` has passed: time out the seats prompted now."""
+    state = selectors.game_state(game=game)
+    seats = engine.to_act(state)
+    if not seats:
+        return False
+    if not all(game.trustee[seat] for seat in seats):
+        # (All on trustee already: an auto-play chain whose continuation was lost, not a timeout.)
+        deadline = game.deadline.isoformat().replace("+00:00", "Z")
+        # (last_seq is saved with the trustee switch below.)
+        Event.objects.bulk_create(
+            actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
+        )
+    timed_out = [seat for seat in seats if not game.trustee[seat]]
+    for seat in timed_out:
+        actions.trustee_switch(game=game, seat=seat, on=True)
+    if timed_out:
+        metrics.record_timeout(preset=game.preset, seats=len(timed_out))
+    metrics.record_timer_lateness((timezone.now() - game.deadline).total_seconds())
+    _autoplay_and_commit(game=game)
     return True
 
 
@@ -333,7 +363,7 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
         if game.status != GameStatus.RUNNING or game.version != version:
             return False
         state = selectors.game_state(game=game)
-        seats = actions.committed(game=game, state=state).bot_seats
+        seats = actions.bot_seats_prompted(game=game, state=state)
         if not seats:
             return False
         for seat in seats:

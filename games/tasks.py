@@ -11,13 +11,19 @@ from datetime import datetime
 
 from celery import shared_task
 
-from games import services
+from games import services, timers
 
 logger = logging.getLogger(__name__)
 
 _SAFE_TO_REPEAT = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
 
 
+@shared_task(name="games.game_timer_fire", **_SAFE_TO_REPEAT)
+def game_timer_fire(*, game_id: int, at: str) -> bool:
+    return services.game_timer_fire(game_id=game_id, at=at)
+
+
+# Deadline tasks sent before games/timers.py (one per action, guarded by the version) still run.
 @shared_task(name="games.game_deadline_expire", **_SAFE_TO_REPEAT)
 def game_deadline_expire(*, game_id: int, version: int) -> bool:
     return services.game_deadline_expire(game_id=game_id, version=version)
@@ -48,12 +54,13 @@ def games_ratings_sweep() -> int:
     return services.games_ratings_sweep()
 
 
-def game_timer_schedule(*, game_id: int, version: int, deadline: datetime) -> None:
-    """A task at the deadline. If it is lost, the sweep applies the deadline instead."""
+def game_timer_schedule(*, game_id: int, at: datetime) -> None:
+    """The deal's deadline task, due at `at` (games/timers.py). If it is lost, the next action after
+    GAMES_SWEEP_GRACE sends another, and the sweep applies a deadline that passed meanwhile."""
     try:
-        game_deadline_expire.apply_async(kwargs={"game_id": game_id, "version": version}, eta=deadline)
+        game_timer_fire.apply_async(kwargs={"game_id": game_id, "at": timers.timer_token(at)}, eta=at)
     except Exception:  # noqa: BLE001
-        logger.warning("deadline task for game %s v%s not scheduled", game_id, version, exc_info=True)
+        logger.warning("deadline task for game %s at %s not scheduled", game_id, at, exc_info=True)
 
 
 def game_autoplay_schedule(*, game_id: int, version: int) -> None:

@@ -211,8 +211,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Timers (games/timers.py): beat runs the sweep every GAMES_SWEEP_SECONDS; it applies deadlines that
-# passed more than GAMES_SWEEP_GRACE seconds ago, leaving the on-time ones to their own tasks.
+# Timers (games/timers.py: one deadline task in flight per deal): beat runs the sweep every
+# GAMES_SWEEP_SECONDS; it applies deadlines that passed more than GAMES_SWEEP_GRACE seconds ago,
+# leaving the on-time ones to their task. A task overdue by that much counts as lost and is replaced.
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "2"))
 GAMES_SWEEP_GRACE = float(os.environ.get("GAMES_SWEEP_GRACE", "2"))
 CELERY_BEAT_SCHEDULE = {
