@@ -6,6 +6,8 @@ from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
 
+from config.json_field import OrjsonField
+
 
 class CaseInsensitiveUserManager(UserManager):
     """Logins find `Alice` for `alice`: usernames are unique regardless of case (user_username_ci)."""
@@ -168,7 +170,7 @@ class FeedEvent(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed")
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
-    data = models.JSONField()
+    data = OrjsonField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from config.json_field import OrjsonField
+
 
 class GameStatus(models.TextChoices):
     RUNNING = "running"
@@ -21,11 +23,11 @@ class Game(models.Model):
         help_text="Index of this deal at its table, from 0 (void deals count)."
     )
     preset = models.CharField(max_length=32)
-    options = models.JSONField(default=dict)
+    options = OrjsonField(default=dict)
     # The keyword arguments given to engine.new_deal, the drawn seed included: with the action log
     # they reproduce the deal (engine.replay).
-    setup = models.JSONField()
-    state = models.JSONField()
+    setup = OrjsonField()
+    state = OrjsonField()
     version = models.PositiveIntegerField(default=0)
     last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest event (0: none).")
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.RUNNING)
@@ -35,13 +37,13 @@ class Game(models.Model):
     timer_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Who played each seat of this deal, fixed when it was dealt: a player who leaves keeps his seat
     # in the record (he is scored, rated and penalised for it) and is marked in `left`.
-    seat_user_ids = models.JSONField()
-    players = models.JSONField(help_text="Usernames by seat, as seated when the deal started.")
-    bots = models.JSONField(default=five_false, help_text="Five booleans: the seat is played by a bot user.")
-    left = models.JSONField(default=five_false, help_text="Five booleans: the seat's player left mid-deal.")
-    trustee = models.JSONField(default=list, help_text="Five booleans: the seat is on 托管.")
-    trustee_entries = models.JSONField(default=list, help_text="Times each seat entered trustee this deal.")
-    final = models.JSONField(null=True, blank=True, help_text="engine.final_view once the deal is over.")
+    seat_user_ids = OrjsonField()
+    players = OrjsonField(help_text="Usernames by seat, as seated when the deal started.")
+    bots = OrjsonField(default=five_false, help_text="Five booleans: the seat is played by a bot user.")
+    left = OrjsonField(default=five_false, help_text="Five booleans: the seat's player left mid-deal.")
+    trustee = OrjsonField(default=list, help_text="Five booleans: the seat is on 托管.")
+    trustee_entries = OrjsonField(default=list, help_text="Times each seat entered trustee this deal.")
+    final = OrjsonField(null=True, blank=True, help_text="engine.final_view once the deal is over.")
     # RULES §5: a deal that ends with all five seats on trustee is kept but not counted.
     unscored = models.BooleanField(
         default=False, help_text="Ended with all five seats on trustee: not added to scores, not rated."
@@ -81,10 +83,10 @@ class Event(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
-    data = models.JSONField()
+    data = OrjsonField()
     # Set on the first event of each applied action: [seat, action dict]. The action log read back
     # from these rows is what engine.replay consumes.
-    action = models.JSONField(null=True, blank=True)
+    action = OrjsonField(null=True, blank=True)
     version = models.PositiveIntegerField(help_text="The game version once this event had happened.")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -103,7 +105,7 @@ class IdempotencyKey(models.Model):
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     status_code = models.PositiveSmallIntegerField()
-    body = models.JSONField()
+    body = OrjsonField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,0 +1,34 @@
+"""A JSONField that reads and writes its PostgreSQL values with orjson.
+
+A move decodes the deal's 5–6 KB state and encodes it again, and a poll decodes every event row it
+returns; Django's JSONField does both with the standard library's json module, several times slower
+(docs/scaling.md). The stored JSON is the same (jsonb keeps no formatting); a value orjson refuses
+(NaN, an integer beyond 64 bits) goes the standard way, and SQLite, whose JSON is text Django
+compares as text, keeps Django's own encoding.
+"""
+
+import orjson
+from django.db import models
+from django.db.models.fields.json import KeyTransform
+from psycopg.types.json import Jsonb
+
+
+class OrjsonField(models.JSONField):
+    def from_db_value(self, value, expression, connection):
+        if isinstance(value, str) and self.decoder is None and not isinstance(expression, KeyTransform):
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:
+                pass  # what orjson refuses, json may read (NaN); or Django's own fallback applies
+        return super().from_db_value(value, expression, connection)
+
+    def get_db_prep_value(self, value, connection, prepared=False):
+        if connection.vendor != "postgresql" or self.encoder is not None:
+            return super().get_db_prep_value(value, connection, prepared)
+        if not prepared:
+            value = self.get_prep_value(value)
+        try:
+            encoded = orjson.dumps(value)
+        except TypeError:  # e.g. a dict with int keys, which json turns into strings
+            return connection.ops.adapt_json_value(value, None)
+        return Jsonb(value, dumps=lambda _: encoded)
