@@ -3,7 +3,8 @@
 At lifespan startup (the server has installed its signal handlers by then) the stop signals are
 chained so that waiting long-polls are released on SIGTERM (config/shutdown.py). A server run with
 `--lifespan off` still gets them chained on the first request. Each request borrows a reused worker
-thread for its synchronous part (config/request_threads.py).
+thread for its synchronous part (config/request_threads.py). The game log's plain reads are answered
+before Django (games/log_fast_lane.py); everything else goes to Django.
 """
 
 import os
@@ -16,6 +17,7 @@ django_application = get_asgi_application()
 
 from config import shutdown  # noqa: E402 - after Django is set up
 from config.request_threads import request_thread  # noqa: E402
+from games import log_fast_lane  # noqa: E402
 
 
 async def _lifespan(receive, send) -> None:
@@ -36,4 +38,6 @@ async def application(scope, receive, send):
         return
     shutdown.install_signal_handlers()
     async with request_thread():
+        if scope["type"] == "http" and await log_fast_lane.answer(scope, send):
+            return
         await django_application(scope, receive, send)

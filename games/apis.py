@@ -310,9 +310,8 @@ class GameEventsApi(APIView):
     def get(self, request, game_id: int):
         query = GameEventsQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game = selectors.game_get_for_log(game_id=game_id)
         return Response(
-            selectors.game_events(game=game, user=request.user, after=query.validated_data["after"])
+            selectors.game_events(game_id=game_id, user=request.user, after=query.validated_data["after"])
         )
 
 

@@ -7,7 +7,7 @@ wait still wakes it; the wake-up carries no data and the answer is always re-rea
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -28,6 +28,31 @@ def _params(request) -> tuple[int, float] | None:
     return after, min(wait, float(settings.EVENTS_MAX_WAIT))
 
 
+async def wait_for_change(*, channel: str, changed: Callable[[], Awaitable[bool]], seconds: float) -> None:
+    """Return when the log named by `channel` may have changed, or after `seconds`. Subscribes
+    first, then asks `changed()` (the database), then waits, so a commit in between still wakes it."""
+    end = time.monotonic() + seconds
+    async with wakeups.Waiter(channel=channel) as waiter:
+        # A process told to stop answers at once with what it has (config/shutdown.py).
+        while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
+            if await changed():
+                return
+            if await waiter.wait(left):
+                # Woken: something was committed on this log. The caller reads it once rather
+                # than check "anything new?" first (a query and a thread hop per woken poll).
+                return
+
+
+def connections_release() -> None:
+    """Give this thread's database connections back (to the pool, or closed): a waiting client must
+    not hold one for its whole wait. With a pool (DB_POOL_MAX_SIZE) a few long-polls would take
+    every connection and the next requests time out; without one, each waiting client would keep a
+    PostgreSQL backend open. One inside a transaction (a test's, say) is not ours to close."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
 def long_poll_view(
     api_class: type,
     *,
@@ -45,20 +70,11 @@ def long_poll_view(
         try:
             return changed(request, after, **kwargs)
         finally:
-            release()
-
-    def release() -> None:
-        # A waiting client must not hold a database connection for its whole wait: with a pool
-        # (DB_POOL_MAX_SIZE) a few long-polls would take every connection and the next requests
-        # time out; without one, each waiting client would keep a PostgreSQL backend open.
-        # Thread-sensitive calls of one request share a thread, so this is the views' connection.
-        # One inside a transaction (a test's, say) is not ours to close.
-        for connection in connections.all(initialized_only=True):
-            if not connection.in_atomic_block:
-                connection.close()
+            connections_release()
 
     changed_async = sync_to_async(changed_then_release)
-    release_async = sync_to_async(release)
+    # Thread-sensitive calls of one request share a thread, so this releases the views' connection.
+    release_async = sync_to_async(connections_release)
 
     async def view(request, **kwargs):
         response = await sync_view(request, **kwargs)
@@ -67,17 +83,12 @@ def long_poll_view(
         if params is None or response.status_code != 200 or response.data["last_seq"] > params[0]:
             return response
         after, wait = params
-        end = time.monotonic() + wait
         await release_async()
-        async with wakeups.Waiter(channel=channel(request, **kwargs)) as waiter:
-            # A process told to stop answers at once with what it has (config/shutdown.py).
-            while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
-                if await changed_async(request, after, **kwargs):
-                    break
-                if await waiter.wait(left):
-                    # Woken: something was committed on this log. Read it once, below, rather
-                    # than check "anything new?" first (a query and a thread hop per woken poll).
-                    break
+        await wait_for_change(
+            channel=channel(request, **kwargs),
+            changed=lambda: changed_async(request, after, **kwargs),
+            seconds=wait,
+        )
         return await sync_view(request, **kwargs)
 
     view = csrf_exempt(view)

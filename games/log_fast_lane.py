@@ -1,0 +1,162 @@
+"""`GET /api/v1/games/{id}/events` answered without Django's handler and DRF, for the plain case.
+
+A table's five clients read its log after every move, so this one request is most of a server's
+traffic, and around its two small queries Django's handler, middleware and DRF cost several times
+the queries themselves (docs/scaling.md "The game log's fast lane"). This lane answers the plain
+case: a GET with no parameters but `after` and `wait` in their plain forms, a bearer token the
+token cache holds and that may be used as is (accounts.selectors.token_get_cached: unexpired,
+active user, no ban, no write due) with the `read` scope, a game the viewer may read. It uses the
+DRF view's own selector (game_events: the same statement, the same redaction), the same long-poll
+wait (config/api/long_poll.py), and gives the same body and headers, access log line and metrics.
+
+Everything else goes on to Django untouched (`None` from `answer`): no or another kind of token, a
+token not cached yet, a ban, a missing scope, another parameter or a value in another form, a
+private table the viewer is not seated at, no such game. Django then answers it, errors included,
+exactly as before. EVENTS_FAST_LANE=0 sends everything to Django.
+"""
+
+import io
+import re
+import time
+from urllib.parse import parse_qsl
+
+import orjson
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
+from django.http import HttpResponse
+from django.middleware.clickjacking import XFrameOptionsMiddleware
+from django.middleware.security import SecurityMiddleware
+
+from accounts import selectors as account_selectors
+from accounts.scopes import Scope, scopes_granted
+from config import metrics, request_context, wakeups
+from config.api.errors import ApiError
+from config.api.long_poll import connections_release, wait_for_change
+from games import selectors
+
+PATH = re.compile(r"/api/v1/games/([1-9][0-9]{0,17})/events")
+# The route as Django names it (access log and metrics label the same requests the same way).
+ROUTE = "api/v1/games/<int:game_id>/events"
+URL_NAME = "game-events"
+_AFTER = re.compile(r"0|[1-9][0-9]{0,17}")
+_WAIT = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6})?")
+_BEARER = re.compile(rb"[Bb][Ee][Aa][Rr][Ee][Rr] +([!-~]{1,512})")
+
+# Django's own response hooks, for the same security headers as every other answer.
+_security = SecurityMiddleware(lambda request: None)
+_xframe = XFrameOptionsMiddleware(lambda request: None)
+
+
+def _query(raw: bytes) -> tuple[int, float] | None:
+    try:
+        pairs = parse_qsl(raw.decode("ascii"), keep_blank_values=True)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    given: dict[str, str] = {}
+    for name, value in pairs:
+        if name not in ("after", "wait") or name in given:
+            return None
+        given[name] = value
+    after, wait = given.get("after", "0"), given.get("wait", "0")
+    if not _AFTER.fullmatch(after) or not _WAIT.fullmatch(wait):
+        return None
+    return int(after), min(float(wait), float(settings.EVENTS_MAX_WAIT))
+
+
+def _bearer_key(headers: list[tuple[bytes, bytes]]) -> str | None:
+    values = [value for name, value in headers if name == b"authorization"]
+    if len(values) != 1:
+        return None
+    match = _BEARER.fullmatch(values[0])
+    return match.group(1).decode("ascii") if match else None
+
+
+def _read(*, game_id: int, key: str, after: int) -> tuple[int, dict] | None:
+    """(viewer's user id, the answer) or None for "leave it to Django". In the request's thread."""
+    for connection in connections.all(initialized_only=True):
+        connection.close_if_unusable_or_obsolete()  # as Django does at the start of a request
+    token = account_selectors.token_get_cached(key=key)
+    if token is None or Scope.READ not in scopes_granted(user=token.user, auth=token):
+        return None
+    try:
+        return token.user.pk, selectors.game_events(game_id=game_id, user=token.user, after=after)
+    except ApiError:
+        return None  # no such game, a private table: Django gives the error
+    finally:
+        connections_release()
+
+
+def _changed(*, game_id: int, after: int) -> bool:
+    try:
+        return selectors.game_events_changed(game_id=game_id, after=after)
+    finally:
+        connections_release()
+
+
+_read_async = sync_to_async(_read)
+_changed_async = sync_to_async(_changed)
+
+
+async def answer(scope, send) -> bool:
+    """Answer the request if it is the plain case; False leaves it, untouched, to Django."""
+    if not settings.EVENTS_FAST_LANE or scope["method"] != "GET":
+        return False
+    match = PATH.fullmatch(scope["path"])
+    if match is None or scope.get("root_path"):
+        return False
+    query = _query(scope.get("query_string", b""))
+    key = _bearer_key(scope["headers"])
+    if query is None or key is None:
+        return False
+    request = ASGIRequest(scope, io.BytesIO())
+    try:
+        request.get_host()  # ALLOWED_HOSTS, as CommonMiddleware checks it
+    except DisallowedHost:
+        return False
+    if _security.process_request(request) is not None:
+        return False  # an HTTPS redirect: Django's to give
+    started = time.perf_counter()
+    game_id, (after, wait) = int(match.group(1)), query
+    read = await _read_async(game_id=game_id, key=key, after=after)
+    if read is None:
+        return False
+    user_id, body = read
+    request_id = request_context.request_id_from_header(
+        request.headers.get(request_context.REQUEST_ID_HEADER)
+    )
+    token = request_context.bind_request(request_id=request_id, ids={"game_id": game_id, "user_id": user_id})
+    try:
+        if wait > 0 and body["last_seq"] <= after:
+            await wait_for_change(
+                channel=wakeups.channel_name(game_id),
+                changed=lambda: _changed_async(game_id=game_id, after=after),
+                seconds=wait,
+            )
+            read = await _read_async(game_id=game_id, key=key, after=after)
+            if read is None:
+                # The token was revoked or the user banned meanwhile: Django says so. (Its own
+                # first read refuses at once, so it does not wait again.)
+                return False
+            body = read[1]
+        await _send(request=request, body=body, request_id=request_id, send=send)
+        request_context.log_access(method="GET", path=scope["path"], route=ROUTE, status=200, started=started)
+        metrics.record_http_request(
+            route=ROUTE, method="GET", status=200, seconds=time.perf_counter() - started
+        )
+    finally:
+        request_context.unbind(token)
+    return True
+
+
+async def _send(*, request, body: dict, request_id: str, send) -> None:
+    response = HttpResponse(orjson.dumps(body), content_type="application/json")
+    response["Allow"] = "GET, HEAD, OPTIONS"  # as DRF's answer has it
+    response = _xframe.process_response(request, _security.process_response(request, response))
+    response[request_context.REQUEST_ID_HEADER] = request_id
+    response["Content-Length"] = str(len(response.content))
+    headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": response.content})

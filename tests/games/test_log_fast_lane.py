@@ -1,0 +1,247 @@
+"""The game log's fast lane (games/log_fast_lane.py): the plain reads of `GET games/{id}/events`
+answered before Django give what Django gives; everything else is left to Django (CONTRACT §4
+"Events", RULES §5 private events).
+
+The requests go through the real ASGI application (config/asgi.py) with a hand-made scope. Its sync
+work runs on the request's own thread, so these tests commit their data (transaction=True).
+"""
+
+import asyncio
+import json
+import logging
+import threading
+import time
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.db import connection
+
+from accounts import services as account_services
+from accounts.models import Sanction, SanctionKind
+from accounts.scopes import Scope
+from config.asgi import application
+from games import engine, log_fast_lane, selectors
+from games.models import Event, Game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _lane_settings(settings):
+    settings.AUTH_TOKEN_CACHE_SECONDS = 60  # the lane answers only tokens the cache holds
+    settings.ALLOWED_HOSTS = ["testserver"]
+    settings.EVENTS_POLL_INTERVAL = 0.1  # waits re-read the database this often without Redis
+
+
+@pytest.fixture
+def lane_answers(monkeypatch):
+    """How many requests the lane answered itself."""
+    answered = []
+    original = log_fast_lane._send
+
+    async def counting(**kwargs):
+        answered.append(kwargs["body"])
+        await original(**kwargs)
+
+    monkeypatch.setattr(log_fast_lane, "_send", counting)
+    return answered
+
+
+def asgi_get(path: str, query: str = "", token: str | None = None, headers=()) -> tuple[int, dict, bytes]:
+    sent: list[dict] = []
+
+    async def call():
+        delivered = False
+
+        async def receive():
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await asyncio.Event().wait()  # the client stays connected
+
+        async def send(message):
+            sent.append(message)
+
+        scope_headers = [(b"host", b"testserver"), *headers]
+        if token is not None:
+            scope_headers.append((b"authorization", f"Bearer {token}".encode()))
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "root_path": "",
+            "query_string": query.encode(),
+            "headers": scope_headers,
+            "client": ("127.0.0.1", 40000),
+            "server": ("testserver", 80),
+        }
+        await application(scope, receive, send)
+
+    async_to_sync(call)()
+    start = sent[0]
+    body = b"".join(message.get("body", b"") for message in sent[1:])
+    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+
+
+def _events_path(setup) -> str:
+    return f"/api/v1/games/{setup['game']}/events"
+
+
+def _both(setup, seat: int, query: str, lane_answers, settings) -> tuple:
+    """Django's answer (lane off), then the lane's, for the same request."""
+    settings.EVENTS_FAST_LANE = False
+    django = asgi_get(_events_path(setup), query, setup["tokens"][seat])
+    settings.EVENTS_FAST_LANE = True
+    before = len(lane_answers)
+    lane = asgi_get(_events_path(setup), query, setup["tokens"][seat])
+    assert len(lane_answers) == before + 1, "the lane did not answer"
+    return django, lane
+
+
+_VARYING = {"date", "x-request-id"}
+
+
+def test_the_lane_gives_djangos_body_and_headers(make_table, lane_answers, settings):
+    setup = make_table()
+    for seat in range(5):
+        for query in ("", "after=0", "after=2", "after=0&wait=0"):
+            (d_status, d_headers, d_body), (l_status, l_headers, l_body) = _both(
+                setup, seat, query, lane_answers, settings
+            )
+            assert d_status == l_status == 200
+            assert json.loads(l_body) == json.loads(d_body)
+            assert {k: v for k, v in l_headers.items() if k not in _VARYING} == {
+                k: v for k, v in d_headers.items() if k not in _VARYING
+            }
+
+
+def _play_default_moves(setup, count: int) -> None:
+    for _ in range(count):
+        game = Game.objects.get(pk=setup["game"])
+        state = selectors.game_state(game=game)
+        if state.phase in ("over", "void"):
+            return
+        seat = engine.to_act(state)[0]
+        action = engine.action_to_dict(engine.trustee_action(state, seat))
+        response = setup["clients"][seat].post(
+            f"/api/v1/games/{game.pk}/actions", {**action, "expected_version": game.version}, format="json"
+        )
+        assert response.status_code == 200, response.json()
+
+
+def test_the_lane_never_shows_another_seats_private_events(make_table, lane_answers, settings):
+    setup = make_table()
+    _play_default_moves(setup, 12)
+    private = list(
+        Event.objects.filter(game_id=setup["game"], data__has_key="private_to").values_list("seq", "data")
+    )
+    assert {seat for _, data in private for seat in data["private_to"]}, "no private event to hide"
+    for seat in range(5):
+        _, lane = _both(setup, seat, "after=0", lane_answers, settings)
+        shown = {event["seq"] for event in json.loads(lane[2])["events"]}
+        for seq, data in private:
+            assert (seq in shown) == (seat in data["private_to"]), (seat, seq, data)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["after=-1", "after=x", "after=1&after=2", "after=0&limit=5", "after=01", "wait=abc", "after=%FF"],
+)
+def test_any_other_query_is_left_to_django(make_table, lane_answers, query):
+    setup = make_table()
+    asgi_get(_events_path(setup), "", setup["tokens"][0])
+    assert len(lane_answers) == 1  # the token is cached: the plain read went through the lane
+    status, _, body = asgi_get(_events_path(setup), query, setup["tokens"][0])
+    assert len(lane_answers) == 1
+    if status != 200:
+        assert status == 400 and json.loads(body)["code"] == "invalid_request"
+
+
+def test_requests_it_cannot_vouch_for_are_left_to_django(make_table, make_user, lane_answers):
+    setup = make_table(private=True)
+    path = _events_path(setup)
+    _, stranger = make_user()
+    # Unknown, missing and malformed credentials: Django's 401.
+    assert asgi_get(path, "", "not-a-token")[0] == 401
+    assert asgi_get(path, "")[0] == 401
+    assert asgi_get(path, "", headers=[(b"authorization", b"Bearer a b")])[0] == 401
+    # A stranger at a private table (cached token and all): Django's 403.
+    asgi_get(path, "", stranger)
+    status, _, body = asgi_get(path, "", stranger)
+    assert status == 403 and json.loads(body)["code"] == "permission_denied"
+    # No such game: Django's 404.
+    assert asgi_get("/api/v1/games/999999999/events", "", setup["tokens"][0])[0] == 404
+    # A host Django refuses: Django's 400.
+    assert asgi_get(path, "", setup["tokens"][0], headers=[(b"host", b"evil.example")])[0] == 400
+    assert lane_answers == []
+    assert asgi_get(path, "", setup["tokens"][0])[0] == 200 and len(lane_answers) == 1
+
+
+def test_a_ban_or_a_token_without_the_read_scope_is_refused_by_django(make_table, lane_answers):
+    setup = make_table()
+    path = _events_path(setup)
+    user = setup["users"][1]
+    _, narrow = account_services.personal_token_create(
+        user=user, name="t", scopes=[Scope.PLAY], expires_in_days=1, granted=frozenset(Scope.values)
+    )
+    assert asgi_get(path, "", narrow)[0] == 403
+    status, _, body = asgi_get(path, "", narrow)
+    assert status == 403 and json.loads(body)["code"] == "missing_scope"
+    assert lane_answers == []
+    token = setup["tokens"][2]
+    assert asgi_get(path, "", token)[0] == 200 and len(lane_answers) == 1
+    Sanction.objects.create(user=setup["users"][2], kind=SanctionKind.BAN, reason="test")
+    status, _, body = asgi_get(path, "", token)
+    assert status == 403 and json.loads(body)["code"] == "banned"
+    assert len(lane_answers) == 1
+
+
+def test_the_lane_waits_and_is_woken_by_a_commit(make_table, lane_answers):
+    setup = make_table()
+    path = _events_path(setup)
+    token = setup["tokens"][0]
+    last_seq = json.loads(asgi_get(path, "", token)[2])["last_seq"]
+    # Nothing new: it waits the whole time and answers the empty log.
+    started = time.monotonic()
+    status, _, body = asgi_get(path, f"after={last_seq}&wait=0.6", token)
+    assert status == 200 and time.monotonic() - started >= 0.55
+    assert json.loads(body)["events"] == [] and json.loads(body)["last_seq"] == last_seq
+    # A move committed meanwhile wakes it early with the move.
+    game = Game.objects.get(pk=setup["game"])
+    state = selectors.game_state(game=game)
+    seat = engine.to_act(state)[0]
+    payload = {**engine.action_to_dict(engine.trustee_action(state, seat)), "expected_version": game.version}
+
+    def move_soon():
+        time.sleep(0.3)
+        try:
+            setup["clients"][seat].post(f"/api/v1/games/{game.pk}/actions", payload, format="json")
+        finally:
+            connection.close()  # this thread's own
+
+    mover = threading.Thread(target=move_soon)
+    mover.start()
+    started = time.monotonic()
+    status, _, body = asgi_get(path, f"after={last_seq}&wait=5", token)
+    mover.join()
+    assert status == 200 and time.monotonic() - started < 4
+    answer = json.loads(body)
+    assert answer["last_seq"] > last_seq and answer["events"]
+    assert len(lane_answers) == 3
+
+
+def test_the_lane_writes_the_access_line_and_the_request_id(make_table, lane_answers, caplog):
+    setup = make_table()
+    path = _events_path(setup)
+    asgi_get(path, "", setup["tokens"][0])
+    with caplog.at_level(logging.INFO, logger="baohuang.request"):
+        _, headers, _ = asgi_get(path, "", setup["tokens"][0], headers=[(b"x-request-id", b"abc-123")])
+    assert headers["x-request-id"] == "abc-123"
+    lines = [r for r in caplog.records if r.name == "baohuang.request"]
+    assert lines and lines[-1].route == log_fast_lane.ROUTE and lines[-1].status == 200
+    assert len(lane_answers) == 2
