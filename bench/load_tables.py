@@ -345,12 +345,16 @@ def ms(values: list[float]) -> str:
 
 
 async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]], server_pid: int) -> None:
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    # Idle connections are dropped before the server's keep-alive of 5 s (config/gunicorn.py) ends
+    # them: with equal timeouts a request sent on a connection the server is just closing fails with a
+    # ReadError, which clients avoid the same way (or retry, as OkHttp does for idempotent requests).
+    keepalive = 4.0
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=keepalive)
     timeout = httpx.Timeout(POLL_WAIT + 15, connect=10)
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
         run = Run(args, base, client, {"Authorization": f"Bearer {staff_token}"})
         players = [Player(user_id=uid, headers={"Authorization": f"Bearer {tok}"}) for uid, tok in tokens]
-        own_limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
+        own_limits = httpx.Limits(max_connections=4, max_keepalive_connections=4, keepalive_expiry=keepalive)
         run.clients = {
             p.headers["Authorization"]: httpx.AsyncClient(limits=own_limits, timeout=timeout) for p in players
         }

@@ -21,7 +21,7 @@ from django.utils import timezone
 from accounts.feed import feed_append_many
 from accounts.webhooks.outbox import webhook_enqueue
 from config import metrics, wakeups
-from games import engine, selectors, timers
+from games import engine, selectors, timers, writes
 from games.models import Event, Game, GameStatus
 
 FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
@@ -120,9 +120,9 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
 
 
 def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
-    Event.objects.bulk_create(rows)
+    writes.events_insert(rows)
     game.state = engine.to_json(state)
-    game.save(update_fields=["state", "version", "deadline", "last_seq"])
+    writes.game_update(game, ("state", "version", "deadline", "last_seq"))
     selectors.game_state_remember(game=game, state=state)
     if state.phase in FINISHED_PHASES:
         deal_finish(game=game, state=state)

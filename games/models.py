@@ -59,6 +59,12 @@ class Game(models.Model):
         return f"game {self.pk} (table {self.table_id} deal {self.number})"
 
 
+def table_model() -> type[models.Model]:
+    """The table a game belongs to (matchmaking.Table), without games importing matchmaking, which
+    builds on games."""
+    return Game._meta.get_field("table").related_model
+
+
 class GamePlayer(models.Model):
     """Who played one seat of one deal, written when it is dealt: the index behind a player's game
     history (`GET users/{id}/games`). `Game.seat_user_ids` says the same per deal; this row answers

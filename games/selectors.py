@@ -13,7 +13,7 @@ from django.db import connection
 from accounts.models import RatingChange
 from config.api.errors import ApiError, ErrorCode
 from games import engine
-from games.models import Event, Game, GamePlayer, GameStatus
+from games.models import Event, Game, GamePlayer, GameStatus, table_model
 
 
 @lru_cache(maxsize=256)
@@ -78,14 +78,10 @@ def game_get(*, game_id: int) -> Game:
     return game
 
 
-def _table_model():
-    # The table a game belongs to, without games importing matchmaking (which builds on games).
-    return Game._meta.get_field("table").related_model
-
 
 def _log_read_sql() -> str:
     quote = connection.ops.quote_name
-    table = _table_model()._meta.db_table
+    table = table_model()._meta.db_table
     return (
         f"SELECT g.seat_user_ids, g.{quote('left')}, g.last_seq, g.version, g.table_id, t.private,"
         " e.seq, e.data"
@@ -115,7 +111,7 @@ def game_log_read(*, game_id: int, after: int) -> tuple[Game, list[tuple[int, di
         version=version,
         table_id=table_id,
     )
-    game.table = _table_model()(id=table_id, private=private)
+    game.table = table_model()(id=table_id, private=private)
     events = [(seq, _json(data)) for *_, seq, data in rows if seq is not None]
     return game, events
 

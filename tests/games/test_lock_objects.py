@@ -1,0 +1,48 @@
+"""games/lock_objects.py: the hand-written lock statement gives the models the ORM would."""
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from config.api.errors import ApiError
+from games.lock_objects import game_lock
+from games.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+def _fields(instance, names):
+    return {name: getattr(instance, name) for name in names}
+
+
+def test_the_locked_game_and_its_table_are_what_the_orm_loads(make_table):
+    setup = make_table()
+    expected = Game.objects.select_related("table").get(pk=setup["game"])
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        game = game_lock(game_id=setup["game"])
+        game_names = [f.attname for f in Game._meta.concrete_fields if f.name not in ("setup", "final")]
+        table_names = [f.attname for f in type(expected.table)._meta.concrete_fields if f.name != "setups"]
+        assert _fields(game, game_names) == _fields(expected, game_names)
+        assert _fields(game.table, table_names) == _fields(expected.table, table_names)
+        assert len(queries) == 1  # the table came with it
+        if connection.features.has_select_for_update_of:
+            assert queries[0]["sql"].endswith("FOR UPDATE OF g")
+        # What was left unread loads on first use.
+        assert game.setup == expected.setup and game.final == expected.final
+        assert game.table.setups == expected.table.setups
+    assert game.deadline.tzinfo is not None and isinstance(game.state, dict)
+
+
+def test_saving_a_locked_game_writes_what_changed(make_table):
+    setup = make_table()
+    with transaction.atomic():
+        game = game_lock(game_id=setup["game"])
+        game.last_seq += 1
+        game.save(update_fields=["last_seq"])
+    assert Game.objects.get(pk=setup["game"]).last_seq == game.last_seq
+
+
+def test_no_such_game_is_404():
+    with pytest.raises(ApiError) as raised:
+        game_lock(game_id=10**9)
+    assert raised.value.code == "not_found"
