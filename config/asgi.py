@@ -4,7 +4,7 @@ At lifespan startup (the server has installed its signal handlers by then) the s
 chained so that waiting long-polls are released on SIGTERM (config/shutdown.py). A server run with
 `--lifespan off` still gets them chained on the first request. Each request borrows a reused worker
 thread for its synchronous part (config/request_threads.py). The game log's plain reads are answered
-before Django (games/log_fast_lane.py); everything else goes to Django.
+before Django (config/log_fast_lane.py); everything else goes to Django.
 """
 
 import os
@@ -15,9 +15,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 django_application = get_asgi_application()
 
-from config import shutdown  # noqa: E402 - after Django is set up
+from config import log_fast_lane, shutdown  # noqa: E402 - after Django is set up
 from config.request_threads import request_thread  # noqa: E402
-from games import log_fast_lane  # noqa: E402
 
 
 async def _lifespan(receive, send) -> None:

@@ -264,7 +264,8 @@ API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
 REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
 EVENTS_MAX_WAIT = 30
-# Plain reads of a game's log answered before Django and DRF (games/log_fast_lane.py); 0: never.
+# Plain reads of a game's log and of a user's feed answered before Django and DRF
+# (config/log_fast_lane.py); 0: never.
 EVENTS_FAST_LANE = env_bool("EVENTS_FAST_LANE", True)
 # The SSE form of `GET me/events`: a comment line this often, and a stream ends after this long.
 EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))

@@ -1,4 +1,4 @@
-"""The game log's fast lane (games/log_fast_lane.py): the plain reads of `GET games/{id}/events`
+"""The logs' fast lane (config/log_fast_lane.py): the plain reads of `GET games/{id}/events`
 answered before Django give what Django gives; everything else is left to Django (CONTRACT §4
 "Events", RULES §5 private events).
 
@@ -19,8 +19,9 @@ from django.db import connection
 from accounts import services as account_services
 from accounts.models import Sanction, SanctionKind
 from accounts.scopes import Scope
+from config import log_fast_lane
 from config.asgi import application
-from games import engine, log_fast_lane, selectors
+from games import engine, selectors
 from games.models import Event, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -243,5 +244,80 @@ def test_the_lane_writes_the_access_line_and_the_request_id(make_table, lane_ans
         _, headers, _ = asgi_get(path, "", setup["tokens"][0], headers=[(b"x-request-id", b"abc-123")])
     assert headers["x-request-id"] == "abc-123"
     lines = [r for r in caplog.records if r.name == "baohuang.request"]
-    assert lines and lines[-1].route == log_fast_lane.ROUTE and lines[-1].status == 200
+    assert lines and lines[-1].route == log_fast_lane.ROUTES[0] and lines[-1].status == 200
+    assert len(lane_answers) == 2
+
+
+# --- The feed, `GET me/events` (CONTRACT §5 "Your feed") ---------------------------------------------
+
+
+def test_the_feed_through_the_lane_is_djangos_answer(make_table, lane_answers, settings):
+    setup = make_table()
+    for seat in range(5):
+        for query in ("", "after=0", "after=1", "after=0&wait=0"):
+            settings.EVENTS_FAST_LANE = False
+            django = asgi_get("/api/v1/me/events", query, setup["tokens"][seat])
+            settings.EVENTS_FAST_LANE = True
+            before = len(lane_answers)
+            lane = asgi_get("/api/v1/me/events", query, setup["tokens"][seat])
+            assert len(lane_answers) == before + 1
+            assert django[0] == lane[0] == 200
+            assert json.loads(lane[2]) == json.loads(django[2])
+            if query in ("", "after=0"):
+                assert json.loads(lane[2])["events"]  # deal_started at least: a feed is his own
+            assert {k: v for k, v in lane[1].items() if k not in _VARYING} == {
+                k: v for k, v in django[1].items() if k not in _VARYING
+            }
+
+
+def test_the_feed_as_a_stream_or_with_a_bad_query_is_djangos(make_table, lane_answers, settings):
+    settings.EVENTS_SSE_MAX_SECONDS = 0.2
+    setup = make_table()
+    token = setup["tokens"][0]
+    assert asgi_get("/api/v1/me/events", "after=x", token)[0] == 400
+    status, headers, body = asgi_get(
+        "/api/v1/me/events", "", token, headers=[(b"accept", b"text/event-stream")]
+    )
+    assert status == 200 and headers["content-type"].startswith("text/event-stream")
+    assert b"event: deal_started" in body
+    assert lane_answers == []
+
+
+def test_the_feed_waits_in_the_lane_and_wakes_on_a_new_entry(make_table, lane_answers):
+    setup = make_table()
+    game = Game.objects.get(pk=setup["game"])
+    state = selectors.game_state(game=game)
+    seat = engine.to_act(state)[0]
+    # Someone not prompted now waits on his feed; a later prompt for him wakes it with `your_turn`.
+    follower = next(s for s in range(5) if s != seat)
+    token = setup["tokens"][follower]
+    last_seq = json.loads(asgi_get("/api/v1/me/events", "", token)[2])["last_seq"]
+
+    def play_until_his_turn():
+        try:
+            for _ in range(40):
+                time.sleep(0.05)
+                game = Game.objects.get(pk=setup["game"])
+                state = selectors.game_state(game=game)
+                if state.phase in ("over", "void"):
+                    return
+                acting = engine.to_act(state)
+                if follower in acting:
+                    return
+                action = engine.action_to_dict(engine.trustee_action(state, acting[0]))
+                setup["clients"][acting[0]].post(
+                    f"/api/v1/games/{game.pk}/actions",
+                    {**action, "expected_version": game.version},
+                    format="json",
+                )
+        finally:
+            connection.close()
+
+    mover = threading.Thread(target=play_until_his_turn)
+    mover.start()
+    status, _, body = asgi_get("/api/v1/me/events", f"after={last_seq}&wait=8", token)
+    mover.join()
+    answer = json.loads(body)
+    assert status == 200 and answer["last_seq"] > last_seq
+    assert [e["type"] for e in answer["events"]] == ["your_turn"] * len(answer["events"])
     assert len(lane_answers) == 2

@@ -1,23 +1,27 @@
-"""`GET /api/v1/games/{id}/events` answered without Django's handler and DRF, for the plain case.
+"""The two logs every client follows, read without Django's handler and DRF in the plain case.
 
-A table's five clients read its log after every move, so this one request is most of a server's
-traffic, and around its two small queries Django's handler, middleware and DRF cost several times
-the queries themselves (docs/scaling.md "The game log's fast lane"). This lane answers the plain
-case: a GET with no parameters but `after` and `wait` in their plain forms, a bearer token the
-token cache holds and that may be used as is (accounts.selectors.token_get_cached: unexpired,
-active user, no ban, no write due) with the `read` scope, a game the viewer may read. It uses the
-DRF view's own selector (game_events: the same statement, the same redaction), the same long-poll
-wait (config/api/long_poll.py), and gives the same body and headers, access log line and metrics.
+`GET /api/v1/games/{id}/events` (a deal's log) and `GET /api/v1/me/events` (the user's feed): a
+table's five clients read both after every move, so these reads are most of a server's requests,
+and around their one small query Django's handler, middleware and DRF cost several times the query
+itself (docs/scaling.md "The logs' fast lane"). This lane answers the plain case: a GET with no
+parameters but `after` and `wait` in their plain forms (and, for the feed, no `text/event-stream`
+in Accept), a bearer token the token cache holds and that may be used as is (accounts.selectors.
+token_get_cached: unexpired, active user, no ban, no write due) with the `read` scope, a log the
+viewer may read. It calls the DRF views' own selectors (games.selectors.game_events, accounts.feed.
+feed_read: the same statements, the same redaction), waits the same way (config/api/long_poll.py),
+and gives the same body and headers, access log line and metrics.
 
-Everything else goes on to Django untouched (`None` from `answer`): no or another kind of token, a
+Everything else goes on to Django untouched (`answer` returns False): no or another kind of token, a
 token not cached yet, a ban, a missing scope, another parameter or a value in another form, a
-private table the viewer is not seated at, no such game. Django then answers it, errors included,
-exactly as before. EVENTS_FAST_LANE=0 sends everything to Django.
+private table the viewer is not seated at, no such game, the feed as a stream. Django then answers
+it, errors included, exactly as before. EVENTS_FAST_LANE=0 sends everything to Django.
 """
 
 import io
 import re
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 import orjson
@@ -30,6 +34,7 @@ from django.http import HttpResponse
 from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.middleware.security import SecurityMiddleware
 
+from accounts import feed
 from accounts import selectors as account_selectors
 from accounts.scopes import Scope, scopes_granted
 from config import metrics, request_context, wakeups
@@ -37,10 +42,6 @@ from config.api.errors import ApiError
 from config.api.long_poll import connections_release, wait_for_change
 from games import selectors
 
-PATH = re.compile(r"/api/v1/games/([1-9][0-9]{0,17})/events")
-# The route as Django names it (access log and metrics label the same requests the same way).
-ROUTE = "api/v1/games/<int:game_id>/events"
-URL_NAME = "game-events"
 _AFTER = re.compile(r"0|[1-9][0-9]{0,17}")
 _WAIT = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6})?")
 _BEARER = re.compile(rb"[Bb][Ee][Aa][Rr][Ee][Rr] +([!-~]{1,512})")
@@ -74,7 +75,39 @@ def _bearer_key(headers: list[tuple[bytes, bytes]]) -> str | None:
     return match.group(1).decode("ascii") if match else None
 
 
-def _read(*, game_id: int, key: str, after: int) -> tuple[int, dict] | None:
+@dataclass(frozen=True)
+class _Log:
+    """One log the lane serves: how to find it in a path, read it, wait for it, and name it."""
+
+    path: re.Pattern
+    route: str  # as Django names the route (access log and metrics label both paths alike)
+    read: Callable[..., dict]  # (user, object id, after) -> the DRF view's answer; ApiError: Django's
+    changed: Callable[..., bool]  # (user id, object id, after) -> anything after `after`?
+    channel: Callable[..., str]  # (user id, object id) -> its wake-up channel
+    streams: bool = False  # also served as Server-Sent Events (those are Django's)
+
+
+_LOGS = (
+    _Log(
+        path=re.compile(r"/api/v1/games/([1-9][0-9]{0,17})/events"),
+        route="api/v1/games/<int:game_id>/events",
+        read=lambda user, game_id, after: selectors.game_events(game_id=game_id, user=user, after=after),
+        changed=lambda user_id, game_id, after: selectors.game_events_changed(game_id=game_id, after=after),
+        channel=lambda user_id, game_id: wakeups.channel_name(game_id),
+    ),
+    _Log(
+        path=re.compile(r"/api/v1/me/events()"),
+        route="api/v1/me/events",
+        read=lambda user, _, after: feed.feed_read(user_id=user.pk, after=after),
+        changed=lambda user_id, _, after: feed.feed_changed(user_id=user_id, after=after),
+        channel=lambda user_id, _: wakeups.user_channel_name(user_id),
+        streams=True,
+    ),
+)
+ROUTES = tuple(log.route for log in _LOGS)
+
+
+def _read(*, log: _Log, object_id: int | None, key: str, after: int) -> tuple[int, dict] | None:
     """(viewer's user id, the answer) or None for "leave it to Django". In the request's thread."""
     for connection in connections.all(initialized_only=True):
         connection.close_if_unusable_or_obsolete()  # as Django does at the start of a request
@@ -82,16 +115,16 @@ def _read(*, game_id: int, key: str, after: int) -> tuple[int, dict] | None:
     if token is None or Scope.READ not in scopes_granted(user=token.user, auth=token):
         return None
     try:
-        return token.user.pk, selectors.game_events(game_id=game_id, user=token.user, after=after)
+        return token.user.pk, log.read(token.user, object_id, after)
     except ApiError:
         return None  # no such game, a private table: Django gives the error
     finally:
         connections_release()
 
 
-def _changed(*, game_id: int, after: int) -> bool:
+def _changed(*, log: _Log, user_id: int, object_id: int | None, after: int) -> bool:
     try:
-        return selectors.game_events_changed(game_id=game_id, after=after)
+        return log.changed(user_id, object_id, after)
     finally:
         connections_release()
 
@@ -100,18 +133,28 @@ _read_async = sync_to_async(_read)
 _changed_async = sync_to_async(_changed)
 
 
+def _match(path: str) -> tuple[_Log, int | None] | None:
+    for log in _LOGS:
+        if found := log.path.fullmatch(path):
+            return log, int(found.group(1)) if found.group(1) else None
+    return None
+
+
 async def answer(scope, send) -> bool:
     """Answer the request if it is the plain case; False leaves it, untouched, to Django."""
-    if not settings.EVENTS_FAST_LANE or scope["method"] != "GET":
+    if not settings.EVENTS_FAST_LANE or scope["method"] != "GET" or scope.get("root_path"):
         return False
-    match = PATH.fullmatch(scope["path"])
-    if match is None or scope.get("root_path"):
+    found = _match(scope["path"])
+    if found is None:
         return False
+    log, object_id = found
     query = _query(scope.get("query_string", b""))
     key = _bearer_key(scope["headers"])
     if query is None or key is None:
         return False
     request = ASGIRequest(scope, io.BytesIO())
+    if log.streams and "text/event-stream" in request.META.get("HTTP_ACCEPT", ""):
+        return False
     try:
         request.get_host()  # ALLOWED_HOSTS, as CommonMiddleware checks it
     except DisallowedHost:
@@ -119,32 +162,35 @@ async def answer(scope, send) -> bool:
     if _security.process_request(request) is not None:
         return False  # an HTTPS redirect: Django's to give
     started = time.perf_counter()
-    game_id, (after, wait) = int(match.group(1)), query
-    read = await _read_async(game_id=game_id, key=key, after=after)
+    after, wait = query
+    read = await _read_async(log=log, object_id=object_id, key=key, after=after)
     if read is None:
         return False
     user_id, body = read
     request_id = request_context.request_id_from_header(
         request.headers.get(request_context.REQUEST_ID_HEADER)
     )
-    token = request_context.bind_request(request_id=request_id, ids={"game_id": game_id, "user_id": user_id})
+    ids = {"user_id": user_id} if object_id is None else {"game_id": object_id, "user_id": user_id}
+    token = request_context.bind_request(request_id=request_id, ids=ids)
     try:
         if wait > 0 and body["last_seq"] <= after:
             await wait_for_change(
-                channel=wakeups.channel_name(game_id),
-                changed=lambda: _changed_async(game_id=game_id, after=after),
+                channel=log.channel(user_id, object_id),
+                changed=lambda: _changed_async(log=log, user_id=user_id, object_id=object_id, after=after),
                 seconds=wait,
             )
-            read = await _read_async(game_id=game_id, key=key, after=after)
+            read = await _read_async(log=log, object_id=object_id, key=key, after=after)
             if read is None:
                 # The token was revoked or the user banned meanwhile: Django says so. (Its own
                 # first read refuses at once, so it does not wait again.)
                 return False
             body = read[1]
         await _send(request=request, body=body, request_id=request_id, send=send)
-        request_context.log_access(method="GET", path=scope["path"], route=ROUTE, status=200, started=started)
+        request_context.log_access(
+            method="GET", path=scope["path"], route=log.route, status=200, started=started
+        )
         metrics.record_http_request(
-            route=ROUTE, method="GET", status=200, seconds=time.perf_counter() - started
+            route=log.route, method="GET", status=200, seconds=time.perf_counter() - started
         )
     finally:
         request_context.unbind(token)
