@@ -51,8 +51,13 @@ class LeakScanner:
                 for hand in (state.hands[other], state.dealt[other]):
                     if len(hand) >= 3:
                         secret_hands.append(sorted(hand))
+        # With four decks two seats can hold the very same cards late in a deal: a list equal to
+        # the viewer's own hand is his own hand, whoever else holds the same.
+        own = sorted(state.hands[seat]) if seat is not None and not over else None
         for item in walk(body):
             if isinstance(item, list) and len(item) >= 3 and all(isinstance(c, str) for c in item):
+                if sorted(item) == own:
+                    continue
                 assert sorted(item) not in secret_hands, f"seat {seat} saw another hand: {item}"
         if isinstance(body, dict) and "hand" in body:
             assert seat is not None and body["hand"] == list(state.hands[seat])
