@@ -6,8 +6,11 @@
 
 Starts the `web` role's server (gunicorn with uvicorn workers, `config/gunicorn.py`, production
 settings; `--server uvicorn` for one plain process) on 127.0.0.1, creates `--tables` one-deal tables
-with staff `setups` (so all start at once) and seats five users at each. Every simulated player is
-what a mobile client does:
+with staff `setups` and seats five users at each. The tables' players start acting evenly over
+`--stagger` seconds (20), as real tables do not all begin in one instant (with `--stagger 0` every
+deal's opening, when four seats answer a window together, falls in the same seconds); measuring
+begins `--warmup` seconds after the last one started. Every simulated player is what a mobile
+client does:
 
 * it long-polls its feed, `GET me/events?after=..&wait=20`; a `your_turn` entry wakes it up;
 * it long-polls the game's log, `GET games/{id}/events?after=..&wait=20`, to show the others' plays;
@@ -271,7 +274,9 @@ class Run:
         self.stats.errors[f"move: {response.status_code} {response.text[:80]}"] += 1
         return False
 
-    async def table_slot(self, players: list[Player], first_game: int) -> None:
+    async def table_slot(self, players: list[Player], first_game: int, delay: float = 0.0) -> None:
+        # Real tables do not all begin at one instant: each starts playing `delay` seconds in.
+        await asyncio.sleep(delay)
         game = first_game
         while True:
             over = asyncio.Event()
@@ -369,9 +374,12 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
         games = await asyncio.gather(*(setup(t) for t in tables))
         print(f"setup: {args.tables} tables seated in {time.perf_counter() - setup_started:.1f} s")
         feeds = [asyncio.create_task(run.follow_feed(p)) for p in players]
-        slots = [asyncio.create_task(run.table_slot(t, g)) for t, g in zip(tables, games)]
+        slots = [
+            asyncio.create_task(run.table_slot(t, g, delay=i * args.stagger / len(tables)))
+            for i, (t, g) in enumerate(zip(tables, games))
+        ]
 
-        await asyncio.sleep(min(args.warmup, args.seconds / 4))
+        await asyncio.sleep(args.stagger + min(args.warmup, args.seconds / 4))
         run.measuring = True
         load_before = load_average()
         server_cpu0, own0, wall0 = process_tree_cpu(server_pid), os.times(), time.perf_counter()
@@ -397,7 +405,8 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
     total_requests = sum(stats.requests.values())
     print(
         f"server {args.server} ({args.workers or 'default'} workers), preset {args.preset}, "
-        f"{args.tables} tables, think {args.think}±{args.jitter} s, measured {wall:.0f} s"
+        f"{args.tables} tables started over {args.stagger:.0f} s, think {args.think}±{args.jitter} s, "
+        f"measured {wall:.0f} s"
     )
     print(
         f"load average (1/5/15 min) before {load_before}, after {load_after}  "
@@ -447,7 +456,13 @@ def main() -> None:
     )
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60, help="measured time (after the warm-up)")
-    parser.add_argument("--warmup", type=float, default=10)
+    parser.add_argument("--warmup", type=float, default=10, help="after the last table started")
+    parser.add_argument(
+        "--stagger",
+        type=float,
+        default=20,
+        help="tables start evenly over this many seconds (0: all at once, every deal's opening together)",
+    )
     parser.add_argument("--think", type=float, default=3.0)
     parser.add_argument("--jitter", type=float, default=1.0)
     parser.add_argument("--preset", default="weihai")

@@ -37,6 +37,8 @@ async def application(scope, receive, send):
         return
     shutdown.install_signal_handlers()
     async with request_thread():
-        if scope["type"] == "http" and await log_fast_lane.answer(scope, send):
-            return
+        if scope["type"] == "http":
+            scope = await log_fast_lane.answer(scope, send)
+            if scope is None:
+                return  # answered by the lane
         await django_application(scope, receive, send)

@@ -11,7 +11,7 @@ viewer may read. It calls the DRF views' own selectors (games.selectors.game_eve
 feed_read: the same statements, the same redaction), waits the same way (config/api/long_poll.py),
 and gives the same body and headers, access log line and metrics.
 
-Everything else goes on to Django untouched (`answer` returns False): no or another kind of token, a
+Everything else goes on to Django untouched (`answer` returns the scope): no or another kind of token, a
 token not cached yet, a ban, a missing scope, another parameter or a value in another form, a
 private table the viewer is not seated at, no such game, the feed as a stream. Django then answers
 it, errors included, exactly as before. EVENTS_FAST_LANE=0 sends everything to Django.
@@ -140,32 +140,33 @@ def _match(path: str) -> tuple[_Log, int | None] | None:
     return None
 
 
-async def answer(scope, send) -> bool:
-    """Answer the request if it is the plain case; False leaves it, untouched, to Django."""
+async def answer(scope, send) -> dict | None:
+    """Answer the request if it is the plain case (None); else the scope to hand to Django: the same
+    one, or, when the lane gave up after waiting, the same request without its wait."""
     if not settings.EVENTS_FAST_LANE or scope["method"] != "GET" or scope.get("root_path"):
-        return False
+        return scope
     found = _match(scope["path"])
     if found is None:
-        return False
+        return scope
     log, object_id = found
     query = _query(scope.get("query_string", b""))
     key = _bearer_key(scope["headers"])
     if query is None or key is None:
-        return False
+        return scope
     request = ASGIRequest(scope, io.BytesIO())
     if log.streams and "text/event-stream" in request.META.get("HTTP_ACCEPT", ""):
-        return False
+        return scope
     try:
         request.get_host()  # ALLOWED_HOSTS, as CommonMiddleware checks it
     except DisallowedHost:
-        return False
+        return scope
     if _security.process_request(request) is not None:
-        return False  # an HTTPS redirect: Django's to give
+        return scope  # an HTTPS redirect: Django's to give
     started = time.perf_counter()
     after, wait = query
     read = await _read_async(log=log, object_id=object_id, key=key, after=after)
     if read is None:
-        return False
+        return scope
     user_id, body = read
     request_id = request_context.request_id_from_header(
         request.headers.get(request_context.REQUEST_ID_HEADER)
@@ -181,9 +182,9 @@ async def answer(scope, send) -> bool:
             )
             read = await _read_async(log=log, object_id=object_id, key=key, after=after)
             if read is None:
-                # The token was revoked or the user banned meanwhile: Django says so. (Its own
-                # first read refuses at once, so it does not wait again.)
-                return False
+                # The token left the cache meanwhile (its minute ran out, or it was revoked, or
+                # the user banned): Django answers, at once, not after a second wait.
+                return {**scope, "query_string": f"after={after}".encode()}
             body = read[1]
         await _send(request=request, body=body, request_id=request_id, send=send)
         request_context.log_access(
@@ -194,7 +195,7 @@ async def answer(scope, send) -> bool:
         )
     finally:
         request_context.unbind(token)
-    return True
+    return None
 
 
 async def _send(*, request, body: dict, request_id: str, send) -> None:

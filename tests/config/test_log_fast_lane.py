@@ -321,3 +321,26 @@ def test_the_feed_waits_in_the_lane_and_wakes_on_a_new_entry(make_table, lane_an
     assert status == 200 and answer["last_seq"] > last_seq
     assert [e["type"] for e in answer["events"]] == ["your_turn"] * len(answer["events"])
     assert len(lane_answers) == 2
+
+
+def test_a_token_that_leaves_the_cache_during_the_wait_is_answered_at_once(make_table, lane_answers):
+    # The token cache keeps an entry a minute: a poll waiting across that minute must not wait twice.
+    from django.core.cache import cache
+
+    setup = make_table()
+    path, token = _events_path(setup), setup["tokens"][0]
+    last_seq = json.loads(asgi_get(path, "", token)[2])["last_seq"]
+    answered_by_lane = len(lane_answers)
+
+    def forget_soon():
+        time.sleep(0.2)
+        cache.clear()
+
+    forgetting = threading.Thread(target=forget_soon)
+    forgetting.start()
+    started = time.monotonic()
+    status, _, body = asgi_get(path, f"after={last_seq}&wait=1", token)
+    forgetting.join()
+    assert status == 200 and json.loads(body) == {"events": [], "last_seq": last_seq, "version": 0}
+    assert time.monotonic() - started < 1.8  # one wait, then Django's immediate answer
+    assert len(lane_answers) == answered_by_lane
