@@ -7,6 +7,7 @@ re-reading the database every EVENTS_POLL_INTERVAL seconds; losing Redis only de
 import asyncio
 import contextlib
 import logging
+import time
 
 from django.conf import settings
 
@@ -73,12 +74,15 @@ class _Hub:
 
     A connection per waiting long-poll made each woken client cost a TCP connect, a SUBSCRIBE and a
     close (docs/scaling.md: what breaks first in Redis). Here a reader task owns the connection and
-    sets the events of a channel's waiters when a message comes; a channel is subscribed while
-    anyone waits on it. If the connection fails, every waiter is woken (they re-read the database)
+    sets the events of a channel's waiters when a message comes. A channel stays subscribed for
+    LINGER_SECONDS after its last waiter leaves: a client comes back with its next long-poll at once,
+    and a SUBSCRIBE and an UNSUBSCRIBE per long-poll were a tenth of a web worker's CPU under load
+    (docs/scaling.md). If the connection fails, every waiter is woken (they re-read the database)
     and the next waiter connects again.
     """
 
     CONFIRM_SECONDS = 1.0
+    LINGER_SECONDS = 30.0
 
     def __init__(self) -> None:
         self._redis = None
@@ -86,6 +90,8 @@ class _Hub:
         self._reader: asyncio.Task | None = None
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
+        self._idle_since: dict[str, float] = {}  # subscribed channels nobody waits on, since when
+        self._swept = 0.0
         self._lock = asyncio.Lock()
 
     async def subscribe(self, channel: str) -> asyncio.Event:
@@ -100,7 +106,8 @@ class _Hub:
                 self._pubsub = self._redis.pubsub()
             waiters = self._waiters.setdefault(channel, set())
             waiters.add(woken)
-            if len(waiters) == 1:
+            self._idle_since.pop(channel, None)
+            if channel not in self._confirmed:
                 self._confirmed[channel] = asyncio.Event()
                 try:
                     await self._pubsub.subscribe(channel)
@@ -121,23 +128,46 @@ class _Hub:
         return woken
 
     async def unsubscribe(self, channel: str, woken: asyncio.Event) -> None:
+        """This waiter is done; the channel itself lingers (LINGER_SECONDS) for the next one."""
         async with self._lock:
             waiters = self._waiters.get(channel)
             if waiters is None:
                 return
             waiters.discard(woken)
-            if waiters:
-                return
-            del self._waiters[channel]
-            self._confirmed.pop(channel, None)
-            if self._pubsub is not None:
-                with contextlib.suppress(Exception):
-                    await self._pubsub.unsubscribe(channel)
+            if not waiters and channel in self._confirmed:
+                self._idle_since[channel] = time.monotonic()
+            elif not waiters:
+                del self._waiters[channel]  # its subscription failed: nothing to keep
+
+    async def _sweep(self) -> None:
+        """Unsubscribe the channels nobody has waited on for LINGER_SECONDS."""
+        now = time.monotonic()
+        if now - self._swept < 1.0:
+            return
+        self._swept = now
+        stale = [channel for channel, since in self._idle_since.items() if now - since >= self.LINGER_SECONDS]
+        if not stale:
+            return
+        async with self._lock:
+            for channel in stale:
+                if self._waiters.get(channel) or channel not in self._idle_since:
+                    continue  # someone came back meanwhile
+                del self._idle_since[channel]
+                self._waiters.pop(channel, None)
+                self._confirmed.pop(channel, None)
+                if self._pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await self._pubsub.unsubscribe(channel)
+
+    def subscribed(self) -> set[str]:
+        """The channels this hub holds a subscription for (waited on or lingering)."""
+        return set(self._confirmed)
 
     async def _read(self) -> None:
         try:
             while True:
                 message = await self._pubsub.get_message(timeout=1.0)
+                await self._sweep()
                 if message is None:
                     continue
                 channel = message["channel"]
@@ -165,6 +195,7 @@ class _Hub:
             confirmed.set()
         self._waiters.clear()
         self._confirmed.clear()
+        self._idle_since.clear()
         pubsub, client, self._pubsub, self._redis = self._pubsub, self._redis, None, None
         with contextlib.suppress(Exception):
             if pubsub is not None:

@@ -49,10 +49,11 @@ def test_many_waiters_share_one_connection_and_each_channel_wakes_its_own():
             await asyncio.to_thread(wakeups._publish, "t:a", 1)
             woken = await asyncio.gather(a1.wait(2), a2.wait(2), b.wait(0.3))
             assert woken == [True, True, False]
-        return before
+        # Gone waiters leave their channels to linger on the same one connection (no new one).
+        async with wakeups.Waiter(channel="t:c"):
+            assert _clients() - before == 1
 
-    before = asyncio.run(scenario())
-    assert _clients() <= before
+    asyncio.run(scenario())
 
 
 def test_a_message_published_between_subscribing_and_waiting_is_not_missed():
@@ -95,3 +96,35 @@ def test_without_redis_a_waiter_polls(settings):
             return await waiter.wait(5)
 
     assert asyncio.run(scenario()) is False
+
+
+def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
+    import redis
+
+    monkeypatch.setattr(wakeups._Hub, "LINGER_SECONDS", 1.0)
+    numsub = lambda: dict(redis.Redis.from_url(REDIS_URL).pubsub_numsub("t:linger"))[b"t:linger"]  # noqa: E731
+
+    async def scenario():
+        async with wakeups.Waiter(channel="t:linger"):
+            pass
+        hub = wakeups._hub()
+        sent = []
+        original = hub._pubsub.subscribe
+
+        async def counting(*channels):
+            sent.append(channels)
+            return await original(*channels)
+
+        hub._pubsub.subscribe = counting
+        # The client's next long-poll, at once: no new SUBSCRIBE, and it is still woken.
+        lingering = await asyncio.to_thread(numsub)
+        async with wakeups.Waiter(channel="t:linger") as again:
+            await asyncio.to_thread(wakeups._publish, "t:linger", 1)
+            woken = await again.wait(2)
+        # Nobody comes back: the subscription is dropped after the linger.
+        await asyncio.sleep(2.5)
+        return lingering, sent, woken, await asyncio.to_thread(numsub), hub.subscribed()
+
+    lingering, sent, woken, after, subscribed = asyncio.run(scenario())
+    assert lingering == 1 and sent == [] and woken is True
+    assert after == 0 and "t:linger" not in subscribed
