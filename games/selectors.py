@@ -78,15 +78,15 @@ def game_get(*, game_id: int) -> Game:
     return game
 
 
-
+@lru_cache(maxsize=1)
 def _log_read_sql() -> str:
     quote = connection.ops.quote_name
-    table = table_model()._meta.db_table
+    games, tables, events = (quote(m._meta.db_table) for m in (Game, table_model(), Event))
     return (
         f"SELECT g.seat_user_ids, g.{quote('left')}, g.last_seq, g.version, g.table_id, t.private,"
         " e.seq, e.data"
-        f" FROM {Game._meta.db_table} g JOIN {table} t ON t.id = g.table_id"
-        f" LEFT JOIN {Event._meta.db_table} e ON e.game_id = g.id AND e.seq > %s"
+        f" FROM {games} g JOIN {tables} t ON t.id = g.table_id"
+        f" LEFT JOIN {events} e ON e.game_id = g.id AND e.seq > %s"
         " WHERE g.id = %s ORDER BY e.seq"
     )
 
@@ -190,7 +190,12 @@ def game_events(*, game_id: int, user: Any, after: int) -> dict:
 
 
 def game_events_changed(*, game_id: int, after: int) -> bool:
-    return Game.objects.filter(pk=game_id, last_seq__gt=after).exists()
+    # Asked by every long-poll about to wait; one hand-written statement, as the log's read.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Game._meta.db_table} WHERE id = %s AND last_seq > %s", [game_id, after]
+        )
+        return cursor.fetchone() is not None
 
 
 def game_count_of_table(*, table_id: int) -> int:

@@ -239,6 +239,7 @@ if os.environ.get("REDIS_URL"):
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": os.environ["REDIS_URL"],
             "KEY_PREFIX": "bh",
+            "OPTIONS": {"CLIENT_CLASS": "config.cache_client.SharedRedisClient"},
         }
     }
 else:
