@@ -85,6 +85,7 @@ class _Log:
     changed: Callable[..., bool]  # (user id, object id, after) -> anything after `after`?
     channel: Callable[..., str]  # (user id, object id) -> its wake-up channel
     streams: bool = False  # also served as Server-Sent Events (those are Django's)
+    per_user: bool = False  # its channel is the viewer's (known once his token is read)
 
 
 _LOGS = (
@@ -94,6 +95,7 @@ _LOGS = (
         read=lambda user, game_id, after: selectors.game_events(game_id=game_id, user=user, after=after),
         changed=lambda user_id, game_id, after: selectors.game_events_changed(game_id=game_id, after=after),
         channel=lambda user_id, game_id: wakeups.channel_name(game_id),
+        streams=True,
     ),
     _Log(
         path=re.compile(r"/api/v1/me/events()"),
@@ -102,9 +104,16 @@ _LOGS = (
         changed=lambda user_id, _, after: feed.feed_changed(user_id=user_id, after=after),
         channel=lambda user_id, _: wakeups.user_channel_name(user_id),
         streams=True,
+        per_user=True,
     ),
 )
 ROUTES = tuple(log.route for log in _LOGS)
+
+# The user each bearer key belonged to when last read (a token's user never changes), so that a
+# feed's wake-up channel can be marked before the read that looks the token up. Never trusted for
+# access: the read checks the token every time.
+_key_users: dict[str, int] = {}
+_KEY_USERS_MAX = 100_000
 
 
 def _read(*, log: _Log, object_id: int | None, key: str, after: int) -> tuple[int, dict] | None:
@@ -164,10 +173,19 @@ async def answer(scope, send) -> dict | None:
         return scope  # an HTTPS redirect: Django's to give
     started = time.perf_counter()
     after, wait = query
+    hint = _key_users.get(key) if log.per_user else None
+    channel_before = log.channel(hint, object_id) if hint is not None or not log.per_user else None
+    # Marked before the read: if nothing is published between here and the wait, the read's
+    # "nothing new" still holds and the wait needs no second query (config/wakeups.py `watch`).
+    since = wakeups.watch(channel_before) if wait > 0 and channel_before is not None else None
     read = await _read_async(log=log, object_id=object_id, key=key, after=after)
     if read is None:
         return scope
     user_id, body = read
+    if log.per_user and hint != user_id:
+        if len(_key_users) >= _KEY_USERS_MAX:
+            _key_users.clear()
+        _key_users[key] = user_id
     request_id = request_context.request_id_from_header(
         request.headers.get(request_context.REQUEST_ID_HEADER)
     )
@@ -175,10 +193,12 @@ async def answer(scope, send) -> dict | None:
     token = request_context.bind_request(request_id=request_id, ids=ids)
     try:
         if wait > 0 and body["last_seq"] <= after:
+            channel = log.channel(user_id, object_id)
             await wait_for_change(
-                channel=log.channel(user_id, object_id),
+                channel=channel,
                 changed=lambda: _changed_async(log=log, user_id=user_id, object_id=object_id, after=after),
                 seconds=wait,
+                since=since if channel == channel_before else None,
             )
             read = await _read_async(log=log, object_id=object_id, key=key, after=after)
             if read is None:

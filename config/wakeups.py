@@ -91,6 +91,7 @@ class _Hub:
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
         self._idle_since: dict[str, float] = {}  # subscribed channels nobody waits on, since when
+        self._heard: dict[str, int] = {}  # messages received per subscribed channel
         self._swept = 0.0
         self._lock = asyncio.Lock()
 
@@ -120,6 +121,8 @@ class _Hub:
             if self._reader is None or self._reader.done():
                 self._reader = asyncio.create_task(self._read())
             confirmed = self._confirmed[channel]
+        if confirmed.is_set():
+            return woken  # a lingering subscription: nothing to wait for
         try:
             await asyncio.wait_for(confirmed.wait(), self.CONFIRM_SECONDS)
         except TimeoutError:
@@ -155,9 +158,25 @@ class _Hub:
                 del self._idle_since[channel]
                 self._waiters.pop(channel, None)
                 self._confirmed.pop(channel, None)
+                self._heard.pop(channel, None)
                 if self._pubsub is not None:
                     with contextlib.suppress(Exception):
                         await self._pubsub.unsubscribe(channel)
+
+    def watch(self, channel: str):
+        """A mark of the channel's state now if it is subscribed (else None), for `quiet_since`."""
+        confirmed = self._confirmed.get(channel)
+        if confirmed is None or not confirmed.is_set():
+            return None
+        return confirmed, self._heard.get(channel, 0)
+
+    def quiet_since(self, channel: str, mark) -> bool:
+        """The channel has stayed subscribed since `mark` (the same subscription) and no message
+        came on it meanwhile."""
+        if mark is None:
+            return False
+        confirmed, heard = mark
+        return self._confirmed.get(channel) is confirmed and self._heard.get(channel, 0) == heard
 
     def subscribed(self) -> set[str]:
         """The channels this hub holds a subscription for (waited on or lingering)."""
@@ -177,6 +196,8 @@ class _Hub:
                     if confirmed is not None:
                         confirmed.set()
                 elif message["type"] == "message":
+                    if channel in self._confirmed:
+                        self._heard[channel] = self._heard.get(channel, 0) + 1
                     for woken in self._waiters.get(channel, ()):
                         woken.set()
         except asyncio.CancelledError:
@@ -196,6 +217,7 @@ class _Hub:
         self._waiters.clear()
         self._confirmed.clear()
         self._idle_since.clear()
+        self._heard.clear()
         pubsub, client, self._pubsub, self._redis = self._pubsub, self._redis, None, None
         with contextlib.suppress(Exception):
             if pubsub is not None:
@@ -219,17 +241,35 @@ def _hub() -> _Hub:
     return hub
 
 
-class Waiter:
-    """Subscribe first, then re-read, then wait: a change between the read and the wait still wakes us."""
+def watch(channel: str):
+    """Mark the channel's state before reading its log (None if it is not subscribed in this
+    process). A Waiter entered with the mark knows whether anything was published since, so a
+    read made after the mark needs no second look before waiting (`Waiter.quiet`)."""
+    if not settings.REDIS_URL:
+        return None
+    return _hub().watch(channel)
 
-    def __init__(self, game_id: int | None = None, *, channel: str | None = None):
+
+class Waiter:
+    """Subscribe first, then re-read, then wait: a change between the read and the wait still wakes us.
+
+    With `since` (a `watch` mark taken before a read), `quiet` after entering says that read
+    needs no re-read: the channel was subscribed all along and nothing was published on it since
+    the mark, and from now on a message wakes this waiter. A commit the read missed is published
+    after the read began, so after the mark: it either came already (not quiet) or will wake us.
+    """
+
+    def __init__(self, game_id: int | None = None, *, channel: str | None = None, since=None):
         self.channel = channel or channel_name(game_id)
         self._woken: asyncio.Event | None = None
+        self._since = since
+        self.quiet = False
 
     async def __aenter__(self) -> "Waiter":
         if settings.REDIS_URL:
             try:
                 self._woken = await _hub().subscribe(self.channel)
+                self.quiet = _hub().quiet_since(self.channel, self._since)
             except Exception:  # noqa: BLE001 - fall back to polling the database
                 logger.warning("Redis unavailable; polling for %s", self.channel, exc_info=True)
                 self._woken = None

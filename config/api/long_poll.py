@@ -28,15 +28,21 @@ def _params(request) -> tuple[int, float] | None:
     return after, min(wait, float(settings.EVENTS_MAX_WAIT))
 
 
-async def wait_for_change(*, channel: str, changed: Callable[[], Awaitable[bool]], seconds: float) -> None:
+async def wait_for_change(
+    *, channel: str, changed: Callable[[], Awaitable[bool]], seconds: float, since=None
+) -> None:
     """Return when the log named by `channel` may have changed, or after `seconds`. Subscribes
-    first, then asks `changed()` (the database), then waits, so a commit in between still wakes it."""
+    first, then asks `changed()` (the database), then waits, so a commit in between still wakes it.
+    `since`, a `wakeups.watch` mark taken before the caller's read, spares that first question when
+    the channel stayed subscribed and quiet since (a query and a thread hop per waiting poll)."""
     end = time.monotonic() + seconds
-    async with wakeups.Waiter(channel=channel) as waiter:
+    async with wakeups.Waiter(channel=channel, since=since) as waiter:
+        asked = waiter.quiet
         # A process told to stop answers at once with what it has (config/shutdown.py).
         while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
-            if await changed():
+            if not asked and await changed():
                 return
+            asked = False
             if await waiter.wait(left):
                 # Woken: something was committed on this log. The caller reads it once rather
                 # than check "anything new?" first (a query and a thread hop per woken poll).

@@ -128,3 +128,61 @@ def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
     lingering, sent, woken, after, subscribed = asyncio.run(scenario())
     assert lingering == 1 and sent == [] and woken is True
     assert after == 0 and "t:linger" not in subscribed
+
+
+def test_a_watch_mark_says_whether_anything_was_published_since():
+    """`watch` before a read, `quiet` after entering the waiter: quiet only if the channel stayed
+    subscribed and silent in between; a message after entering still wakes a quiet waiter."""
+
+    async def scenario():
+        assert wakeups.watch("t:mark") is None  # not subscribed in this process: no mark
+        async with wakeups.Waiter(channel="t:mark"):
+            pass  # now it lingers
+        silent = wakeups.watch("t:mark")
+        async with wakeups.Waiter(channel="t:mark", since=silent) as quiet:
+            await asyncio.to_thread(wakeups._publish, "t:mark", 1)
+            quiet_woken = await quiet.wait(2)
+        published = wakeups.watch("t:mark")
+        await asyncio.to_thread(wakeups._publish, "t:mark", 2)
+        await asyncio.sleep(0.3)  # the reader hears it while nobody waits
+        async with wakeups.Waiter(channel="t:mark", since=published) as noisy:
+            pass
+        async with wakeups.Waiter(channel="t:mark") as unmarked:
+            pass
+        return quiet.quiet, quiet_woken, noisy.quiet, unmarked.quiet
+
+    assert asyncio.run(scenario()) == (True, True, False, False)
+
+
+def test_a_mark_does_not_survive_a_lost_connection():
+    async def scenario():
+        async with wakeups.Waiter(channel="t:gone"):
+            pass
+        mark = wakeups.watch("t:gone")
+        hub = wakeups._hub()
+        await hub._pubsub.connection.disconnect()
+        await asyncio.sleep(1.5)  # the reader notices and resets
+        async with wakeups.Waiter(channel="t:gone", since=mark) as again:
+            return mark is not None, again.quiet
+
+    assert asyncio.run(scenario()) == (True, False)
+
+
+def test_wait_for_change_skips_its_first_question_only_after_a_quiet_mark():
+    from config.api.long_poll import wait_for_change
+
+    asked = []
+
+    async def changed():
+        asked.append(1)
+        return True
+
+    async def scenario():
+        async with wakeups.Waiter(channel="t:ask"):
+            pass
+        await wait_for_change(channel="t:ask", changed=changed, seconds=2, since=wakeups.watch("t:ask"))
+        quiet_questions = len(asked)  # none: it waited the full time (no message came)
+        await wait_for_change(channel="t:ask", changed=changed, seconds=2)
+        return quiet_questions, len(asked)
+
+    assert asyncio.run(scenario()) == (0, 1)
