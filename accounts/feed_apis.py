@@ -21,10 +21,11 @@ from accounts import feed
 from accounts.models import SanctionKind
 from config import shutdown, wakeups
 from config.api.errors import ErrorCode
-from config.api.long_poll import long_poll_view
+from config.api.long_poll import connections_release, long_poll_view
 from config.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
 from config.api.serializers import LongPollQueryInputSerializer
 
+FEED_PAGE = 200
 FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")
 
 
@@ -148,18 +149,27 @@ def _sse_after(request) -> int:
     return int(value) if value.isdigit() else 0
 
 
+def _read_released(**kwargs) -> dict:
+    try:
+        return feed.feed_read(**kwargs)
+    finally:
+        connections_release()  # a stream must not hold a database connection while it waits
+
+
 async def _stream(user_id: int, after: int):
     end = time.monotonic() + settings.EVENTS_SSE_MAX_SECONDS
-    read = sync_to_async(feed.feed_read)
+    read = sync_to_async(_read_released)
     yield f"retry: 2000\n: feed of user {user_id}\n\n"
     async with wakeups.Waiter(channel=wakeups.user_channel_name(user_id)) as waiter:
         while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
-            page = await read(user_id=user_id, after=after)
+            page = await read(user_id=user_id, after=after, limit=FEED_PAGE)
             for event in page["events"]:
                 yield f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
             after = page["last_seq"]
-            if page["events"]:
-                continue
+            if len(page["events"]) == FEED_PAGE:
+                continue  # a full page: there may be more at once
+            # Otherwise wait: the waiter was subscribed before the first read, so whatever
+            # committed since that read has woken it already (one read per wake-up).
             waited = time.monotonic()
             await waiter.wait(min(left, settings.EVENTS_SSE_KEEPALIVE))
             if time.monotonic() - waited >= settings.EVENTS_SSE_KEEPALIVE - 0.05:

@@ -1,6 +1,6 @@
 """Thin views of the game API (CONTRACT §4 "Games", "Events", "Trustee")."""
 
-
+from asgiref.sync import sync_to_async
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -12,7 +12,7 @@ from config.api.errors import ApiError, ErrorCode
 from config.api.long_poll import long_poll_view
 from config.api.schema import LONG_POLL_PARAMETERS, error_responses
 from config.api.serializers import StrictInputSerializer
-from games import selectors, services
+from games import event_stream, selectors, services
 from games.event_serializers import game_event_union
 from games.view_serializers import (
     ACTION_TYPES,
@@ -281,6 +281,14 @@ class GameEventsApi(APIView):
     @extend_schema(
         operation_id="game_events",
         tags=["games"],
+        description=(
+            "The deal's log after `after`, redacted for you; with `wait` a long-poll. With "
+            "`Accept: text/event-stream` the same events come as Server-Sent Events over one "
+            "connection (`id` = seq, `event` = type, `data` = the event; reconnect with "
+            "`Last-Event-ID` or `after`); the stream ends after the deal's last event "
+            "(`deal_over`, `void`, `aborted`), after EVENTS_SSE_MAX_SECONDS, or when you may no "
+            "longer read the log (checked every EVENTS_SSE_KEEPALIVE seconds)."
+        ),
         parameters=[
             _GAME_ID,
             *LONG_POLL_PARAMETERS,
@@ -315,8 +323,38 @@ class GameEventsApi(APIView):
         )
 
 
-game_events_view = long_poll_view(
+_game_events_long_poll = long_poll_view(
     GameEventsApi,
     channel=lambda request, game_id: wakeups.channel_name(game_id),
     changed=lambda request, after, game_id: selectors.game_events_changed(game_id=game_id, after=after),
 )
+_game_events_sync = sync_to_async(GameEventsApi.as_view())
+
+
+async def game_events_view(request, game_id: int):
+    """The log as a long-poll, or with `Accept: text/event-stream` as a stream (games/event_stream.py)."""
+    if not event_stream.wants_stream(request):
+        return await _game_events_long_poll(request, game_id=game_id)
+    # The DRF view first (token, scope, ban, throttle, access, parameters), answering errors in JSON.
+    request.META["HTTP_ACCEPT"] = "application/json"
+    # DRF negotiates from `request.headers`, which a middleware may already have read (and Django
+    # caches): drop the cached copy so that the new Accept is the one seen.
+    request.__dict__.pop("headers", None)
+    event_stream.resume_from_last_event_id(request)
+    first = await _game_events_sync(request, game_id=game_id)
+    if first.status_code != 200:
+        return first
+
+    async def allowed(after: int) -> bool:
+        # The same checks again, asking only for what the stream has not sent.
+        request.GET = request.GET.copy()
+        request.GET["after"] = str(after)
+        return (await _game_events_sync(request, game_id=game_id)).status_code == 200
+
+    return event_stream.stream_response(request, game_id=game_id, first=first.data, allowed=allowed)
+
+
+game_events_view.csrf_exempt = True
+# drf-spectacular documents a URL by its callback's `cls`: describe this view as the DRF one.
+game_events_view.cls = GameEventsApi
+game_events_view.initkwargs = {}

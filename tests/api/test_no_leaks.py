@@ -12,6 +12,7 @@ import pytest
 
 from games import engine
 from games.models import Event, Game
+from tests.api import sse
 from tests.api.playing import get_view, play_deal, post_action, walk
 
 pytestmark = pytest.mark.django_db
@@ -102,6 +103,17 @@ class LeakScanner:
             assert spectator_move.status_code == 403
             self.check(None, spectator_move.json())
 
+    def assert_streams_match_the_log(self) -> None:
+        """Each viewer's Server-Sent Events stream of the ended deal carries exactly the events his
+        polls did (so the stream is redacted as the scanned JSON is), and ends by itself."""
+        for seat in [*range(5), None]:
+            client = self.spectator if seat is None else self.clients[seat]
+            response = client.get(f"/api/v1/games/{self.game_id}/events", HTTP_ACCEPT="text/event-stream")
+            assert response.status_code == 200
+            streamed = sse.parse(sse.read_stream(response))
+            self.check(seat, streamed)
+            assert streamed == self.seen_events[seat], seat
+
     def assert_private_events_stayed_private(self) -> None:
         rows = Event.objects.filter(game_id=self.game_id).values_list("seq", "data")
         private = {seq: data["private_to"] for seq, data in rows if "private_to" in data}
@@ -125,6 +137,7 @@ def test_no_hidden_information_leaks_in_a_complete_deal(preset, make_table, make
         game = play_deal(setup["clients"], game_id, rng, observe=scanner.observe)
         scanner.poll_events()
         scanner.assert_private_events_stayed_private()
+        scanner.assert_streams_match_the_log()
         assert scanner.checked > 20
         deals_checked += 1
         final = setup["clients"][0].get(f"/api/v1/games/{game_id}/final").json()

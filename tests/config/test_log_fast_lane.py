@@ -283,6 +283,20 @@ def test_the_feed_as_a_stream_or_with_a_bad_query_is_djangos(make_table, lane_an
     assert lane_answers == []
 
 
+def test_a_game_log_stream_is_djangos(make_table, lane_answers, settings):
+    settings.EVENTS_SSE_MAX_SECONDS = 0.2
+    setup = make_table()
+    status, headers, body = asgi_get(
+        f"/api/v1/games/{setup['game']}/events",
+        "",
+        setup["tokens"][0],
+        headers=[(b"accept", b"text/event-stream")],
+    )
+    assert status == 200 and headers["content-type"].startswith("text/event-stream")
+    assert b"event: candidate" in body
+    assert lane_answers == []
+
+
 def test_the_feed_waits_in_the_lane_and_wakes_on_a_new_entry(make_table, lane_answers):
     setup = make_table()
     game = Game.objects.get(pk=setup["game"])

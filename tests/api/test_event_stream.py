@@ -1,0 +1,139 @@
+"""GET games/{id}/events with `Accept: text/event-stream` (games/event_stream.py): the deal's log
+over one connection, the same events as the long-poll (CONTRACT §4 "Events", extended in the schema
+and docs/api.md), pushed as they are committed, resumed with Last-Event-ID, ended at the deal's end,
+and ended when the viewer's token is revoked."""
+
+import random
+import time
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+
+from games.models import Game
+from tests.api import sse
+from tests.api.playing import choose, get_view, post_action, prompted_seats, step
+from tests.conftest import assert_error
+from tests.moderation.helpers import make_moderator
+
+pytestmark = pytest.mark.django_db
+
+STREAM = {"HTTP_ACCEPT": "text/event-stream"}
+
+
+def _log(client, game_id: int, after: int = 0) -> dict:
+    response = client.get(f"/api/v1/games/{game_id}/events", {"after": after})
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_the_stream_starts_with_the_log_as_the_long_poll_gives_it(make_table, settings):
+    settings.EVENTS_SSE_MAX_SECONDS = 0.3
+    setup = make_table()
+    game_id = setup["game"]
+    for seat, client in enumerate(setup["clients"]):
+        response = client.get(f"/api/v1/games/{game_id}/events", **STREAM)
+        assert response.status_code == 200 and response["Content-Type"].startswith("text/event-stream")
+        assert response["Cache-Control"] == "no-cache"
+        assert sse.parse(sse.read_stream(response)) == _log(client, game_id)["events"], seat
+
+
+def test_reconnecting_resumes_after_last_event_id_or_after(make_table, settings):
+    settings.EVENTS_SSE_MAX_SECONDS = 0.3
+    setup = make_table()
+    client, game_id = setup["clients"][0], setup["game"]
+    rng = random.Random(5)
+    while len(_log(client, game_id)["events"]) < 3:
+        assert step(setup["clients"], game_id, rng)
+    events = _log(client, game_id)["events"]
+    middle = events[0]["seq"]
+    by_header = client.get(f"/api/v1/games/{game_id}/events", HTTP_LAST_EVENT_ID=str(middle), **STREAM)
+    by_query = client.get(f"/api/v1/games/{game_id}/events", {"after": middle}, **STREAM)
+    for response in (by_header, by_query):
+        assert sse.parse(sse.read_stream(response)) == events[1:]
+
+
+def test_an_action_is_pushed_to_an_open_stream(make_table, settings):
+    """The stream waits after the log's end and sends the next committed event without a new request."""
+    settings.EVENTS_SSE_MAX_SECONDS = 20
+    settings.EVENTS_POLL_INTERVAL = 0.05
+    setup = make_table()
+    game_id = setup["game"]
+    watcher = setup["clients"][0]
+    view = get_view(watcher, game_id)
+    seat = prompted_seats(view)[0]
+    acting = get_view(setup["clients"][seat], game_id)
+    action = choose(random.Random(3), acting["legal_actions"])
+    before = _log(watcher, game_id)
+    response = watcher.get(
+        f"/api/v1/games/{game_id}/events", HTTP_LAST_EVENT_ID=str(before["last_seq"]), **STREAM
+    )
+
+    async def follow():
+        chunks = aiter(response.streaming_content)
+        opening = (await anext(chunks)).decode()
+        posted = await sync_to_async(post_action)(
+            setup["clients"][seat], game_id, action, version=acting["version"]
+        )
+        assert posted.status_code == 200, posted.content
+        pushed = ""
+        while "data: " not in pushed:
+            pushed += (await anext(chunks)).decode()
+        await chunks.aclose()
+        return opening, pushed
+
+    opening, pushed = async_to_sync(follow)()
+    assert "data: " not in opening  # nothing after Last-Event-ID yet
+    after = _log(watcher, game_id, before["last_seq"])["events"]
+    assert sse.parse(pushed) == after[: len(sse.parse(pushed))] and sse.parse(pushed)
+
+
+def test_the_stream_ends_after_the_deals_last_event(make_table, make_user, make_client, settings):
+    settings.EVENTS_SSE_MAX_SECONDS = 60
+    setup = make_table()
+    game_id = setup["game"]
+    _, moderator = make_moderator(make_user, make_client)
+    aborted = moderator.post(
+        f"/api/v1/moderation/games/{game_id}/abort", {"reason": "test of the stream's end"}, format="json"
+    )
+    assert aborted.status_code == 200, aborted.content
+    started = time.monotonic()
+    events = sse.parse(sse.read_stream(setup["clients"][1].get(f"/api/v1/games/{game_id}/events", **STREAM)))
+    assert time.monotonic() - started < 30  # it did not run to EVENTS_SSE_MAX_SECONDS
+    assert events[-1]["type"] in ("aborted", "deal_over")
+    assert "aborted" in [event["type"] for event in events]
+
+
+def test_a_revoked_token_ends_the_stream_at_its_next_check(make_table, settings):
+    settings.EVENTS_SSE_MAX_SECONDS = 60
+    settings.EVENTS_SSE_KEEPALIVE = 0.2
+    settings.EVENTS_POLL_INTERVAL = 0.05
+    setup = make_table()
+    client, game_id = setup["clients"][2], setup["game"]
+    response = client.get(f"/api/v1/games/{game_id}/events", **STREAM)
+
+    async def follow():
+        chunks = aiter(response.streaming_content)
+        await anext(chunks)
+        logged_out = await sync_to_async(client.post)("/api/v1/auth/logout")
+        assert logged_out.status_code == 204
+        started = time.monotonic()
+        rest = [chunk async for chunk in chunks]
+        return time.monotonic() - started, rest
+
+    elapsed, _ = async_to_sync(follow)()
+    assert elapsed < 30  # ended by the check, long before EVENTS_SSE_MAX_SECONDS
+    assert_error(client.get(f"/api/v1/games/{game_id}/events", **STREAM), 401, "not_authenticated")
+
+
+def test_errors_come_as_json_before_any_stream(make_table, make_client, make_user):
+    setup = make_table(private=True)
+    game_id = setup["game"]
+    assert_error(make_client().get(f"/api/v1/games/{game_id}/events", **STREAM), 401, "not_authenticated")
+    _, outsider = make_user()
+    assert_error(
+        make_client(outsider).get(f"/api/v1/games/{game_id}/events", **STREAM), 403, "permission_denied"
+    )
+    missing = Game.objects.order_by("-pk").first().pk + 1000
+    assert_error(setup["clients"][0].get(f"/api/v1/games/{missing}/events", **STREAM), 404, "not_found")
+    bad = setup["clients"][0].get(f"/api/v1/games/{game_id}/events", {"after": "-1"}, **STREAM)
+    assert bad.status_code == 400 and bad["Content-Type"].startswith("application/json")
