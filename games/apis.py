@@ -178,7 +178,7 @@ class GameFinalApi(APIView):
         description="engine.final_view: every hand as dealt, the seed, the actions and the scores.",
     )
     def get(self, request, game_id: int):
-        game = selectors.game_get(game_id=game_id)
+        game = selectors.game_get(game_id=game_id, whole=True)
         return Response(selectors.game_final(game=game, user=request.user))
 
 

@@ -12,7 +12,7 @@ from django.db import connection
 
 from accounts.models import RatingChange
 from config.api.errors import ApiError, ErrorCode
-from games import engine
+from games import engine, rows
 from games.models import Event, Game, GamePlayer, GameStatus, table_model
 
 
@@ -71,11 +71,20 @@ def game_state_remember(*, game: Game, state: Any) -> None:
     transaction.on_commit(lambda: _states.put(key, state))
 
 
-def game_get(*, game_id: int) -> Game:
-    game = Game.objects.select_related("table").filter(pk=game_id).first()
-    if game is None:
-        raise ApiError(ErrorCode.NOT_FOUND, "No such game.")
-    return game
+# What a seat's view does not need: read on first use (the final view's endpoint reads them all).
+_VIEW_UNREAD = frozenset({"setup", "final"})
+_TABLE_VIEW_UNREAD = frozenset({"setups"})
+
+
+def game_get(*, game_id: int, whole: bool = False) -> Game:
+    """The game with its table, in one hand-written statement (games/rows.py): every client's view
+    after every move reads it. Without `whole` the deal's setup and final view and the table's
+    fixed setups are left unread (deferred)."""
+    if whole:
+        return rows.game_with_table(game_id=game_id, lock=False)
+    return rows.game_with_table(
+        game_id=game_id, lock=False, game_unread=_VIEW_UNREAD, table_unread=_TABLE_VIEW_UNREAD
+    )
 
 
 @lru_cache(maxsize=1)
