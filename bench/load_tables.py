@@ -12,8 +12,11 @@ deal's opening, when four seats answer a window together, falls in the same seco
 begins `--warmup` seconds after the last one started. Every simulated player is what a mobile
 client does:
 
-* it long-polls its feed, `GET me/events?after=..&wait=20`; a `your_turn` entry wakes it up;
-* it long-polls the game's log, `GET games/{id}/events?after=..&wait=20`, to show the others' plays;
+* it follows its feed, `GET me/events`, where a `your_turn` entry wakes it up, and the game's log,
+  `GET games/{id}/events`, to show the others' plays: with `--follow stream` (the default) each as
+  one Server-Sent Events stream (`Accept: text/event-stream`, reconnecting with `Last-Event-ID` when
+  the server ends it), with `--follow poll` as long-polls (`?after=..&wait=20`, a new one after
+  every answer);
 * prompted, it reads its view (`GET games/{id}`), thinks (`--think` s ± `--jitter`, uniform) and
   posts a legal action (`POST games/{id}/actions` with `expected_version`). A `stale_version` answer
   (another seat of a call window answered first) is re-read and retried, as a client would.
@@ -36,6 +39,7 @@ consumes them (a turn timer is 15 s or more, a think 3 s). Loopback only; every 
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import random
@@ -55,6 +59,8 @@ sys.path.insert(0, str(ROOT))
 
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_WAIT = 20
+# A stream sends a comment every EVENTS_SSE_KEEPALIVE (15 s): silence for longer is a dead connection.
+STREAM_TIMEOUT = httpx.Timeout(10, read=45)
 
 
 def process_tree_cpu(root_pid: int) -> float:
@@ -91,8 +97,9 @@ class Stats:
     requests: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)
     stale: int = 0
-    # (game id, seq, wall time the answer arrived) per game-log follower, and per feed your_turn.
-    game_arrivals: list[tuple[int, int, float]] = field(default_factory=list)
+    # (game id, seq, wall time the answer arrived, when its request was sent) per game-log follower,
+    # and (user id, seq, arrival) per feed your_turn.
+    game_arrivals: list[tuple[int, int, float, float]] = field(default_factory=list)
     feed_arrivals: list[tuple[int, int, float]] = field(default_factory=list)
     duplicates: int = 0
     # game id -> [(version after the move, seat, action dict)]
@@ -164,6 +171,8 @@ class Run:
         return detail.json()["current_game"]
 
     async def follow_feed(self, player: Player) -> None:
+        if self.args.follow == "stream":
+            return await self.follow_feed_stream(player)
         while not self.stop.is_set():
             response = await self.request(
                 "poll feed",
@@ -182,15 +191,21 @@ class Run:
             if self.measuring:
                 self.stats.polls["feed"] += 1
             for event in body["events"]:
-                if event["type"] == "your_turn":
-                    player.prompts.put_nowait((event["game"], event["version"]))
-                    if self.measuring:
-                        self.stats.feed_arrivals.append((player.user_id, event["seq"], arrived))
+                self.feed_entry(player, event, arrived)
             player.feed_after = body["last_seq"]
 
+    def feed_entry(self, player: Player, event: dict, arrived: float) -> None:
+        if event["type"] == "your_turn":
+            player.prompts.put_nowait((event["game"], event["version"]))
+            if self.measuring:
+                self.stats.feed_arrivals.append((player.user_id, event["seq"], arrived))
+
     async def follow_game(self, player: Player, game: int, over: asyncio.Event) -> None:
+        if self.args.follow == "stream":
+            return await self.follow_game_stream(player, game, over)
         after, seen = 0, set()
         while not over.is_set() and not self.stop.is_set():
+            asked = time.time()
             response = await self.request(
                 "poll game",
                 "GET",
@@ -208,14 +223,79 @@ class Run:
             if self.measuring:
                 self.stats.polls["game"] += 1
             for event in body["events"]:
-                if event["seq"] in seen:
-                    self.stats.duplicates += 1
-                seen.add(event["seq"])
-                if self.measuring and after > 0:
-                    self.stats.game_arrivals.append((game, event["seq"], arrived))
-                if event["type"] in ("deal_over", "void"):
-                    over.set()
+                self.game_entry(game, event, arrived, seen, over, asked)
             after = body["last_seq"]
+
+    def game_entry(
+        self, game: int, event: dict, arrived: float, seen: set, over: asyncio.Event, asked: float
+    ):
+        """`asked`: when the request that brought it was sent; an event committed before is no
+        wake-up (the log's opening), which wake_delays leaves out."""
+        if event["seq"] in seen:
+            self.stats.duplicates += 1
+        seen.add(event["seq"])
+        if self.measuring:
+            self.stats.game_arrivals.append((game, event["seq"], arrived, asked))
+        if event["type"] in ("deal_over", "void"):
+            over.set()
+
+    async def stream(self, player: Player, kind: str, url: str, last_id: int, entry) -> int:
+        """Follow one Server-Sent Events answer until it ends, as EventSource does: `entry(event,
+        arrived, asked)` for each, and the last id seen returned (the next connection's Last-Event-ID)."""
+        asked = time.time()
+        client = self.clients.get(player.headers["Authorization"], self.client)
+        headers = {**player.headers, "Accept": "text/event-stream"}
+        if last_id:
+            headers["Last-Event-ID"] = str(last_id)
+        try:
+            async with client.stream(
+                "GET", self.base + url, headers=headers, timeout=STREAM_TIMEOUT
+            ) as response:
+                if response.status_code != 200:
+                    self.stats.errors[f"{kind}: {response.status_code}"] += 1
+                    await asyncio.sleep(1)
+                    return last_id
+                if self.measuring:
+                    self.stats.requests[kind] += 1
+                fields: dict[str, str] = {}
+                async for line in response.aiter_lines():
+                    if line:
+                        if not line.startswith(":"):
+                            name, _, value = line.partition(": ")
+                            fields[name] = value
+                        continue
+                    if "data" in fields:
+                        last_id = int(fields["id"])
+                        entry(json.loads(fields["data"]), time.time(), asked)
+                    fields = {}
+        except (httpx.HTTPError, OSError) as exc:
+            if not self.stop.is_set():
+                self.stats.errors[f"{kind}: {type(exc).__name__}"] += 1
+                await asyncio.sleep(1)
+        return last_id
+
+    async def follow_feed_stream(self, player: Player) -> None:
+        def entry(event: dict, arrived: float, asked: float) -> None:
+            if self.measuring:
+                self.stats.polls["feed"] += 1
+            self.feed_entry(player, event, arrived)
+
+        while not self.stop.is_set():
+            player.feed_after = await self.stream(
+                player, "stream feed", "/me/events", player.feed_after, entry
+            )
+
+    async def follow_game_stream(self, player: Player, game: int, over: asyncio.Event) -> None:
+        seen: set[int] = set()
+        after = 0
+
+        def entry(event: dict, arrived: float, asked: float) -> None:
+            if self.measuring:
+                self.stats.polls["game"] += 1
+            self.game_entry(game, event, arrived, seen, over, asked)
+
+        while not over.is_set() and not self.stop.is_set():
+            after = await self.stream(player, "stream game", f"/games/{game}/events", after, entry)
 
     async def act(self, player: Player, seat: int, game: int, over: asyncio.Event) -> None:
         """Wait for a prompt of this game, think, read the view, post a legal action."""
@@ -327,10 +407,13 @@ def wake_delays(stats: Stats) -> tuple[list[float], list[float]]:
     from games.models import Event
 
     created = {}
-    games = {g for g, _, _ in stats.game_arrivals}
+    games = {g for g, _, _, _ in stats.game_arrivals}
     for game, seq, at in Event.objects.filter(game_id__in=games).values_list("game_id", "seq", "created_at"):
         created[(game, seq)] = at.timestamp()
-    game_delays = [t - created[(g, s)] for g, s, t in stats.game_arrivals if (g, s) in created]
+    # Events committed before the request that brought them (a log's opening) are no wake-ups.
+    game_delays = [
+        t - created[(g, s)] for g, s, t, asked in stats.game_arrivals if created.get((g, s), 0) >= asked
+    ]
     users = {u for u, _, _ in stats.feed_arrivals}
     feed_created = {
         (u, s): at.timestamp()
@@ -404,7 +487,8 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
     problems = await asyncio.to_thread(check_log, stats)
     total_requests = sum(stats.requests.values())
     print(
-        f"server {args.server} ({args.workers or 'default'} workers), preset {args.preset}, "
+        f"server {args.server} ({args.workers or 'default'} workers), clients follow by {args.follow}, "
+        f"preset {args.preset}, "
         f"{args.tables} tables started over {args.stagger:.0f} s, think {args.think}±{args.jitter} s, "
         f"measured {wall:.0f} s"
     )
@@ -413,7 +497,7 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
         f"(2 cores shared with other engineers' work: every wall-clock figure is inflated)"
     )
     print(
-        f"moves: {moves / wall:7.1f}/s   event polls answered: {polls / wall:7.1f}/s "
+        f"moves: {moves / wall:7.1f}/s   events delivered ({args.follow}): {polls / wall:7.1f}/s "
         f"(game {stats.polls['game']}, feed {stats.polls['feed']})   requests: {total_requests / wall:.1f}/s"
     )
     print(f"move latency:            {ms(stats.move_latency)}")
@@ -422,7 +506,7 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
     if moves:
         print(
             f"server CPU: {server_cpu:.1f} s = {server_cpu / wall * 100:.0f}% of one core; "
-            f"{server_cpu / moves * 1e3:.1f} ms per move (all its requests: view, polls, feed), "
+            f"{server_cpu / moves * 1e3:.1f} ms per move (all its requests and pushes: view, logs, feed), "
             f"{server_cpu / max(total_requests, 1) * 1e3:.2f} ms per request"
         )
     print(
@@ -465,6 +549,12 @@ def main() -> None:
     )
     parser.add_argument("--think", type=float, default=3.0)
     parser.add_argument("--jitter", type=float, default=1.0)
+    parser.add_argument(
+        "--follow",
+        choices=["stream", "poll"],
+        default="stream",
+        help="how clients follow their feed and game logs: Server-Sent Events streams, or long-polls",
+    )
     parser.add_argument("--preset", default="weihai")
     parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
     parser.add_argument(
