@@ -4,7 +4,9 @@ At lifespan startup (the server has installed its signal handlers by then) the s
 chained so that waiting long-polls are released on SIGTERM (config/shutdown.py). A server run with
 `--lifespan off` still gets them chained on the first request. Each request borrows a reused worker
 thread for its synchronous part (config/request_threads.py). The game log's plain reads are answered
-before Django (config/log_fast_lane.py); everything else goes to Django.
+before Django (config/log_fast_lane.py); API requests to synchronous views are handled in one
+thread hop by Django's synchronous handler (config/sync_lane.py); everything else goes to Django's
+ASGI handler.
 """
 
 import os
@@ -15,7 +17,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 django_application = get_asgi_application()
 
-from config import log_fast_lane, shutdown  # noqa: E402 - after Django is set up
+from config import log_fast_lane, shutdown, sync_lane  # noqa: E402 - after Django is set up
 from config.request_threads import request_thread  # noqa: E402
 
 
@@ -41,4 +43,7 @@ async def application(scope, receive, send):
             scope = await log_fast_lane.answer(scope, send)
             if scope is None:
                 return  # answered by the lane
+            if sync_lane.wants(scope):
+                await sync_lane.serve(django_application, scope, receive, send)
+                return
         await django_application(scope, receive, send)

@@ -268,6 +268,8 @@ EVENTS_MAX_WAIT = 30
 # Plain reads of a game's log and of a user's feed answered before Django and DRF
 # (config/log_fast_lane.py); 0: never.
 EVENTS_FAST_LANE = env_bool("EVENTS_FAST_LANE", True)
+# API requests to synchronous views handled in one thread hop (config/sync_lane.py).
+SYNC_LANE = env_bool("SYNC_LANE", True)
 # The SSE form of `GET me/events`: a comment line this often, and a stream ends after this long.
 EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
 EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
