@@ -14,6 +14,7 @@ from django.db import connection, transaction
 
 from accounts.models import FeedCursor, FeedEvent
 from config import wakeups
+from config.sql_insert import rows_insert
 
 # Entries older than this many per user are pruned as new ones arrive: the feed is for following
 # what happens now; history has its own endpoints.
@@ -46,11 +47,13 @@ def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
             user_ids,
         )
         seqs = dict(cursor.fetchall())
-    FeedEvent.objects.bulk_create(
+    # One hand-written INSERT (config/sql_insert.py): a move announces its prompts here.
+    rows_insert(
+        FeedEvent,
         [
             FeedEvent(user_id=user_id, seq=seqs[user_id], type=type, data={"type": type, **data})
             for user_id, type, data in entries
-        ]
+        ],
     )
     for user_id, _, _ in entries:
         seq = seqs[user_id]

@@ -12,31 +12,13 @@ from functools import lru_cache
 
 from django.db import connection
 
+from config.sql_insert import rows_insert
 from games.models import Event, Game
-
-
-@lru_cache(maxsize=4)
-def _event_insert(vendor: str, count: int) -> tuple[str, tuple]:
-    fields = tuple(f for f in Event._meta.concrete_fields if not f.primary_key)
-    quote = connection.ops.quote_name
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    sql = (
-        f"INSERT INTO {quote(Event._meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
-        f" VALUES {', '.join([row] * count)}"
-    )
-    return sql, fields
 
 
 def events_insert(rows: list[Event]) -> None:
     """Insert these new event rows (their primary keys are not read back)."""
-    if not rows:
-        return
-    sql, fields = _event_insert(connection.vendor, len(rows))
-    params = [
-        field.get_db_prep_save(field.pre_save(row, add=True), connection) for row in rows for field in fields
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    rows_insert(Event, rows)
 
 
 @lru_cache(maxsize=16)
