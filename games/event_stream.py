@@ -8,12 +8,14 @@ sends `Last-Event-ID` (as EventSource does) or `after`, and gets nothing twice.
 
 What the stream sends is what the long-poll would: the same read (games.selectors.game_events, with
 its redaction and its access check on every read), after the same DRF checks (token, scope, ban,
-throttle) at the start and again every EVENTS_SSE_KEEPALIVE seconds, so a revoked token or a ban
-ends the stream within that time. It ends by itself after the deal's last event (`deal_over`,
+throttle) at the start; every EVENTS_SSE_KEEPALIVE seconds the token is checked again (in the token
+cache when it holds it, else by the DRF checks), so a revoked token or a ban ends the stream within
+that time. It ends by itself after the deal's last event (`deal_over`,
 `void` or `aborted`), after EVENTS_SSE_MAX_SECONDS, when the viewer may no longer read the log, or
 when the process is told to stop.
 """
 
+import re
 import time
 
 import orjson
@@ -21,6 +23,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import StreamingHttpResponse
 
+from accounts import selectors as account_selectors
+from accounts.scopes import Scope, scopes_granted
 from config import shutdown, wakeups
 from config.api.errors import ApiError
 from config.api.long_poll import connections_release
@@ -52,6 +56,28 @@ def _read(*, game_id: int, user, after: int) -> dict | None:
 
 
 _read_async = sync_to_async(_read)
+
+
+_BEARER = re.compile(r"[Bb][Ee][Aa][Rr][Ee][Rr] +([!-~]{1,512})")
+
+
+def _token_still_good(request) -> bool:
+    """The cheap form of the periodic check: the stream's bearer token is in the token cache and
+    may be used as is (accounts.selectors.token_get_cached: unexpired, its user active and under no
+    ban, no write due), for the same user, with the read scope. Revoking a token, a ban or a user
+    change forgets the cached token, so those fall through to the full DRF checks. No query."""
+    match = _BEARER.fullmatch(request.META.get("HTTP_AUTHORIZATION", ""))
+    if match is None:
+        return False
+    token = account_selectors.token_get_cached(key=match.group(1))
+    return (
+        token is not None
+        and token.user.pk == request.user.pk
+        and Scope.READ in scopes_granted(user=token.user, auth=token)
+    )
+
+
+_token_still_good_async = sync_to_async(_token_still_good)
 
 
 def entries(events: list[dict]) -> str:
@@ -90,7 +116,8 @@ async def _events(request, *, game_id: int, first: dict, allowed):
             await waiter.wait(min(left, settings.EVENTS_SSE_KEEPALIVE))
             now = time.monotonic()
             if now - checked >= settings.EVENTS_SSE_KEEPALIVE:
-                if not await allowed(after):
+                # A token the cache vouches for needs no more; else the view's own checks decide.
+                if not await _token_still_good_async(request) and not await allowed(after):
                     return
                 checked = now
             if now - written >= settings.EVENTS_SSE_KEEPALIVE:

@@ -137,3 +137,45 @@ def test_errors_come_as_json_before_any_stream(make_table, make_client, make_use
     assert_error(setup["clients"][0].get(f"/api/v1/games/{missing}/events", **STREAM), 404, "not_found")
     bad = setup["clients"][0].get(f"/api/v1/games/{game_id}/events", {"after": "-1"}, **STREAM)
     assert bad.status_code == 400 and bad["Content-Type"].startswith("application/json")
+
+
+def test_with_the_token_cache_a_check_costs_no_view_call_and_a_revocation_still_ends_it(
+    make_table, settings, monkeypatch
+):
+    """The periodic check asks the token cache first (accounts/token_cache.py); revoking the token
+    forgets it there, so the next check falls through to the DRF checks, which refuse."""
+    from games import apis
+
+    settings.AUTH_TOKEN_CACHE_SECONDS = 60
+    settings.EVENTS_SSE_MAX_SECONDS = 60
+    settings.EVENTS_SSE_KEEPALIVE = 0.1
+    settings.EVENTS_POLL_INTERVAL = 0.05
+    setup = make_table()
+    client, game_id = setup["clients"][3], setup["game"]
+    calls = []
+    original = apis._game_events_sync
+
+    async def counting(*args, **kwargs):
+        calls.append(1)
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(apis, "_game_events_sync", counting)
+    response = client.get(f"/api/v1/games/{game_id}/events", **STREAM)
+
+    async def follow():
+        chunks = aiter(response.streaming_content)
+        await anext(chunks)
+        keep_alives = 0
+        while keep_alives < 4:  # a check before each keep-alive, each answered by the cache
+            keep_alives += (await anext(chunks)).count(b": keep-alive")
+        checked_by_view = len(calls)
+        logged_out = await sync_to_async(client.post)("/api/v1/auth/logout")
+        assert logged_out.status_code == 204
+        started = time.monotonic()
+        async for _ in chunks:
+            pass
+        return checked_by_view, time.monotonic() - started
+
+    checked_by_view, elapsed = async_to_sync(follow)()
+    assert checked_by_view == 1  # only the stream's opening ran the view
+    assert len(calls) == 2 and elapsed < 30  # the check after the logout ran it, and it refused
