@@ -6,23 +6,21 @@ The requests go through the real ASGI application (config/asgi.py) with a hand-m
 work runs on the request's own thread, so these tests commit their data (transaction=True).
 """
 
-import asyncio
 import json
 import logging
 import threading
 import time
 
 import pytest
-from asgiref.sync import async_to_sync
 from django.db import connection
 
 from accounts import services as account_services
 from accounts.models import Sanction, SanctionKind
 from accounts.scopes import Scope
 from config import log_fast_lane
-from config.asgi import application
 from games import engine, selectors
 from games.models import Event, Game
+from tests.config.asgi_client import asgi_request
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,44 +47,7 @@ def lane_answers(monkeypatch):
 
 
 def asgi_get(path: str, query: str = "", token: str | None = None, headers=()) -> tuple[int, dict, bytes]:
-    sent: list[dict] = []
-
-    async def call():
-        delivered = False
-
-        async def receive():
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": b"", "more_body": False}
-            await asyncio.Event().wait()  # the client stays connected
-
-        async def send(message):
-            sent.append(message)
-
-        scope_headers = [(b"host", b"testserver"), *headers]
-        if token is not None:
-            scope_headers.append((b"authorization", f"Bearer {token}".encode()))
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "root_path": "",
-            "query_string": query.encode(),
-            "headers": scope_headers,
-            "client": ("127.0.0.1", 40000),
-            "server": ("testserver", 80),
-        }
-        await application(scope, receive, send)
-
-    async_to_sync(call)()
-    start = sent[0]
-    body = b"".join(message.get("body", b"") for message in sent[1:])
-    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+    return asgi_request("GET", path, query, token, headers=headers)
 
 
 def _events_path(setup) -> str:

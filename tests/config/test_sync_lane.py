@@ -6,7 +6,6 @@ The requests go through the real ASGI application (config/asgi.py) with a hand-m
 sync work runs on the request's own thread, so these tests commit their data (transaction=True).
 """
 
-import asyncio
 import json
 import logging
 
@@ -16,9 +15,9 @@ from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 
 from config import sync_lane
-from config.asgi import application
 from games.models import Game
 from tests.api.playing import choose, get_view, prompted_seats
+from tests.config.asgi_client import asgi_request
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,51 +47,9 @@ def lane_calls(monkeypatch):
     return served, hops
 
 
-def asgi_call(method: str, path: str, token=None, body: bytes = b"", headers=()) -> tuple[int, dict, bytes]:
-    sent: list[dict] = []
-
-    async def call():
-        delivered = False
-
-        async def receive():
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            await asyncio.Event().wait()  # the client stays connected
-
-        async def send(message):
-            sent.append(message)
-
-        scope_headers = [(b"host", b"testserver"), *headers]
-        if body:
-            scope_headers += [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ]
-        if token is not None:
-            scope_headers.append((b"authorization", f"Bearer {token}".encode()))
-        path_only, _, query = path.partition("?")
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": method,
-            "scheme": "http",
-            "path": path_only,
-            "raw_path": path_only.encode(),
-            "root_path": "",
-            "query_string": query.encode(),
-            "headers": scope_headers,
-            "client": ("127.0.0.1", 40000),
-            "server": ("testserver", 80),
-        }
-        await application(scope, receive, send)
-
-    async_to_sync(call)()
-    start = sent[0]
-    content = b"".join(message.get("body", b"") for message in sent[1:])
-    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, content
+def asgi_call(method: str, path: str, token=None, body: bytes = b"") -> tuple[int, dict, bytes]:
+    path_only, _, query = path.partition("?")
+    return asgi_request(method, path_only, query, token, body)
 
 
 def test_a_move_and_a_view_go_through_the_lane_in_one_hop_each(make_table, lane_calls, caplog):
