@@ -6,7 +6,6 @@ ends after EVENTS_SSE_MAX_SECONDS (clients reconnect with `Last-Event-ID`, as Ev
 """
 
 import asyncio
-import json
 import time
 
 from asgiref.sync import sync_to_async
@@ -20,6 +19,7 @@ from rest_framework.views import APIView
 from accounts import feed
 from accounts.models import SanctionKind
 from config import shutdown, wakeups
+from config.api import sse
 from config.api.errors import ErrorCode
 from config.api.long_poll import connections_release, long_poll_view
 from config.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
@@ -140,10 +140,6 @@ _long_poll = long_poll_view(
 _sync_view = sync_to_async(MeEventsApi.as_view())
 
 
-def _wants_stream(request) -> bool:
-    return "text/event-stream" in request.META.get("HTTP_ACCEPT", "")
-
-
 def _sse_after(request) -> int:
     value = request.META.get("HTTP_LAST_EVENT_ID") or request.GET.get("after") or "0"
     return int(value) if value.isdigit() else 0
@@ -163,8 +159,8 @@ async def _stream(user_id: int, after: int):
     async with wakeups.Waiter(channel=wakeups.user_channel_name(user_id)) as waiter:
         while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
             page = await read(user_id=user_id, after=after, limit=FEED_PAGE)
-            for event in page["events"]:
-                yield f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
+            if page["events"]:
+                yield sse.entries(page["events"])
             after = page["last_seq"]
             if len(page["events"]) == FEED_PAGE:
                 continue  # a full page: there may be more at once
@@ -178,7 +174,7 @@ async def _stream(user_id: int, after: int):
 
 
 async def me_events_view(request):
-    if not _wants_stream(request):
+    if not sse.wants_stream(request):
         return await _long_poll(request)
     # Authenticate (and validate) through the DRF view first, answering JSON errors as usual.
     request.META["HTTP_ACCEPT"] = "application/json"

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import wakeups
+from config.api import sse
 from config.api.errors import ApiError, ErrorCode
 from config.api.long_poll import long_poll_view
 from config.api.schema import LONG_POLL_PARAMETERS, error_responses
@@ -333,7 +334,7 @@ _game_events_sync = sync_to_async(GameEventsApi.as_view())
 
 async def game_events_view(request, game_id: int):
     """The log as a long-poll, or with `Accept: text/event-stream` as a stream (games/event_stream.py)."""
-    if not event_stream.wants_stream(request):
+    if not sse.wants_stream(request):
         return await _game_events_long_poll(request, game_id=game_id)
     # The DRF view first (token, scope, ban, throttle, access, parameters), answering errors in JSON.
     request.META["HTTP_ACCEPT"] = "application/json"

@@ -18,7 +18,6 @@ when the process is told to stop.
 import re
 import time
 
-import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import StreamingHttpResponse
@@ -26,15 +25,12 @@ from django.http import StreamingHttpResponse
 from accounts import selectors as account_selectors
 from accounts.scopes import Scope, scopes_granted
 from config import shutdown, wakeups
+from config.api import sse
 from config.api.errors import ApiError
 from config.api.long_poll import connections_release
 from games import selectors
 
 ENDING_EVENTS = frozenset({"deal_over", "void", "aborted"})
-
-
-def wants_stream(request) -> bool:
-    return "text/event-stream" in request.META.get("HTTP_ACCEPT", "")
 
 
 def resume_from_last_event_id(request) -> None:
@@ -80,13 +76,6 @@ def _token_still_good(request) -> bool:
 _token_still_good_async = sync_to_async(_token_still_good)
 
 
-def entries(events: list[dict]) -> str:
-    return "".join(
-        f"id: {event['seq']}\nevent: {event['type']}\ndata: {orjson.dumps(event).decode()}\n\n"
-        for event in events
-    )
-
-
 async def _events(request, *, game_id: int, first: dict, allowed):
     """The stream's body: `first`, the DRF view's answer, then what comes. `allowed(after)` re-runs
     the view's checks (False: end the stream)."""
@@ -95,7 +84,7 @@ async def _events(request, *, game_id: int, first: dict, allowed):
     checked = written = started
     yield f"retry: 2000\n: events of game {game_id}\n\n"
     if first["events"]:
-        yield entries(first["events"])
+        yield sse.entries(first["events"])
         if any(event["type"] in ENDING_EVENTS for event in first["events"]):
             return
     after = first["last_seq"]
@@ -107,7 +96,7 @@ async def _events(request, *, game_id: int, first: dict, allowed):
                 return
             after = page["last_seq"]
             if page["events"]:
-                yield entries(page["events"])
+                yield sse.entries(page["events"])
                 written = time.monotonic()
                 if any(event["type"] in ENDING_EVENTS for event in page["events"]):
                     return
