@@ -4,13 +4,15 @@
 Appended inside the transaction of the change that causes it (an outbox row, ARCHITECTURE.md), so a
 client never learns of a change that was rolled back and never misses one that committed. Numbering
 takes the row lock of the user's FeedCursor: callers lock their own rows (game, table) first, and this
-one last, so feed appends never deadlock with each other. After commit, waiters get the seq only.
+one last, so feed appends never deadlock with each other. After commit, each user's wake-up carries
+his new entry (config/wakeups.py).
 """
 
 import functools
 
 import orjson
 from django.db import connection, transaction
+from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
 from config import wakeups
@@ -29,15 +31,40 @@ def feed_append(*, user_id: int, type: str, data: dict) -> int:
 def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
     """Append `(user_id, type, data)` entries (at most one per user); returns their seqs, in order.
 
-    Two statements whatever the count: one upsert numbers every user's entry (rows locked in user id
-    order, so two appends to overlapping users cannot deadlock), one insert writes the entries.
+    One statement on PostgreSQL whatever the count (two elsewhere): an upsert numbers every user's
+    entry (rows locked in user id order, so two appends to overlapping users cannot deadlock), an
+    insert writes the entries.
     """
     if not entries:
         return []
     user_ids = sorted({user_id for user_id, _, _ in entries})
     if len(user_ids) != len(entries):
         raise ValueError("one feed entry per user per call")
-    cursor_table = FeedCursor._meta.db_table
+    by_user = {user_id: (type, {"type": type, **data}) for user_id, type, data in entries}
+    if connection.vendor == "postgresql":
+        seqs = _number_and_insert(user_ids, by_user)
+    else:
+        seqs = _number(user_ids)
+        rows_insert(
+            FeedEvent,
+            [FeedEvent(user_id=u, seq=seqs[u], type=by_user[u][0], data=by_user[u][1]) for u in user_ids],
+        )
+    for user_id, _, _ in entries:
+        seq = seqs[user_id]
+        if seq > FEED_KEEP and seq % 50 == 0:
+            FeedEvent.objects.filter(user_id=user_id, seq__lte=seq - FEED_KEEP).delete()
+    # Each wake-up carries its entry, as `feed_read` gives it: an open stream forwards it unread.
+    pushed = [(u, seqs[u], {**by_user[u][1], "seq": seqs[u]}) for u in user_ids]
+    transaction.on_commit(
+        lambda: [wakeups.publish_user(user_id=u, seq=q, entry=entry) for u, q, entry in pushed]
+    )
+    return [seqs[user_id] for user_id, _, _ in entries]
+
+
+def _number(user_ids: list[int]) -> dict[int, int]:
+    """Take the next seq of each user's feed (rows locked in user id order, so two appends to
+    overlapping users cannot deadlock)."""
+    cursor_table = connection.ops.quote_name(FeedCursor._meta.db_table)
     placeholders = ", ".join(["(%s, 1)"] * len(user_ids))
     with connection.cursor() as cursor:
         cursor.execute(
@@ -46,21 +73,44 @@ def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
             "RETURNING user_id, last_seq",
             user_ids,
         )
-        seqs = dict(cursor.fetchall())
-    # One hand-written INSERT (config/sql_insert.py): a move announces its prompts here.
-    rows_insert(
-        FeedEvent,
-        [
-            FeedEvent(user_id=user_id, seq=seqs[user_id], type=type, data={"type": type, **data})
-            for user_id, type, data in entries
-        ],
+        return dict(cursor.fetchall())
+
+
+def _number_and_insert(user_ids: list[int], by_user: dict[int, tuple[str, dict]]) -> dict[int, int]:
+    """`_number` and the entries' insert in one PostgreSQL statement (the numbering as a
+    data-modifying WITH whose seqs the insert reads): a move announces its prompts here, and
+    this is one round trip fewer on each."""
+    data_field = FeedEvent._meta.get_field("data")
+    params: list = list(user_ids)
+    for user_id in user_ids:
+        type, data = by_user[user_id]
+        params += [user_id, type, data_field.get_db_prep_save(data, connection)]
+    params.append(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(_number_and_insert_sql(len(user_ids)), params)
+        return dict(cursor.fetchall())
+
+
+@functools.lru_cache(maxsize=8)
+def _number_and_insert_sql(count: int) -> str:
+    quote = connection.ops.quote_name
+    cursors, events = quote(FeedCursor._meta.db_table), quote(FeedEvent._meta.db_table)
+    columns = {f.name: quote(f.column) for f in FeedEvent._meta.concrete_fields if not f.primary_key}
+    # Every column is written below; a field added to FeedEvent must be added here too.
+    assert set(columns) == {"user", "seq", "type", "data", "created_at"}, columns
+    numbering = ", ".join(["(%s, 1)"] * count)
+    values = ", ".join(["(%s::bigint, %s::varchar, %s::jsonb)"] * count)
+    return (
+        f"WITH numbered AS (INSERT INTO {cursors} (user_id, last_seq) VALUES {numbering} "
+        f"ON CONFLICT (user_id) DO UPDATE SET last_seq = {cursors}.last_seq + 1 "
+        "RETURNING user_id, last_seq), "
+        f"entries (user_id, type, data) AS (VALUES {values}) "
+        f"INSERT INTO {events} ({columns['user']}, {columns['seq']}, {columns['type']}, {columns['data']}, "
+        f"{columns['created_at']}) "
+        "SELECT e.user_id, n.last_seq, e.type, e.data, %s "
+        "FROM entries e JOIN numbered n ON n.user_id = e.user_id "
+        f"RETURNING {columns['user']}, {columns['seq']}"
     )
-    for user_id, _, _ in entries:
-        seq = seqs[user_id]
-        if seq > FEED_KEEP and seq % 50 == 0:
-            FeedEvent.objects.filter(user_id=user_id, seq__lte=seq - FEED_KEEP).delete()
-    transaction.on_commit(lambda: [wakeups.publish_user(user_id=u, seq=q) for u, q in seqs.items()])
-    return [seqs[user_id] for user_id, _, _ in entries]
 
 
 def feed_read(*, user_id: int, after: int, limit: int = 200) -> dict:

@@ -2,27 +2,24 @@
 
 One stream per client for everything addressed to the user. The SSE form sends each entry as
 `id: <seq>` / `event: <type>` / `data: <json>`, a comment line every EVENTS_SSE_KEEPALIVE seconds, and
-ends after EVENTS_SSE_MAX_SECONDS (clients reconnect with `Last-Event-ID`, as EventSource does).
+ends after EVENTS_SSE_MAX_SECONDS (clients reconnect with `Last-Event-ID`, as EventSource does), or
+when the caller's token no longer reads it (checked as often); config/api/sse.py follows it.
 """
 
-import asyncio
-import time
-
 from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import feed
+from accounts.authentication import bearer_token_vouched
 from accounts.models import SanctionKind
-from config import shutdown, wakeups
+from config import wakeups
 from config.api import sse
 from config.api.errors import ErrorCode
-from config.api.long_poll import connections_release, long_poll_view
-from config.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
+from config.api.long_poll import long_poll_view
+from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses, type_field
 from config.api.serializers import LongPollQueryInputSerializer
 
 FEED_PAGE = 200
@@ -100,10 +97,13 @@ class MeEventsApi(APIView):
         description=(
             "Everything addressed to you, in order: `ticket_matched`, `deal_started`, `your_turn`, "
             "`sanction`. With `Accept: text/event-stream` the same entries come as Server-Sent Events "
-            "(`id` = seq; reconnect with `Last-Event-ID`)."
+            "(`id` = seq, `event` = type, `data` = the entry; reconnect with `Last-Event-ID` or "
+            "`after`); the stream ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
+            "the feed (checked every EVENTS_SSE_CHECK_SECONDS)."
         ),
         responses={
             200: FeedOutputSerializer,
+            **EVENT_STREAM_RESPONSE,
             **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
         },
         examples=[
@@ -140,55 +140,26 @@ _long_poll = long_poll_view(
 _sync_view = sync_to_async(MeEventsApi.as_view())
 
 
-def _sse_after(request) -> int:
-    value = request.META.get("HTTP_LAST_EVENT_ID") or request.GET.get("after") or "0"
-    return int(value) if value.isdigit() else 0
+def _followed_feed(user_id: int) -> sse.FollowedLog:
+    def read(after: int) -> sse.Page:
+        page = feed.feed_read(user_id=user_id, after=after, limit=FEED_PAGE)
+        full = len(page["events"]) == FEED_PAGE
+        return sse.Page(events=page["events"], last_seq=page["last_seq"], more=full)
 
-
-def _read_released(**kwargs) -> dict:
-    try:
-        return feed.feed_read(**kwargs)
-    finally:
-        connections_release()  # a stream must not hold a database connection while it waits
-
-
-async def _stream(user_id: int, after: int):
-    end = time.monotonic() + settings.EVENTS_SSE_MAX_SECONDS
-    read = sync_to_async(_read_released)
-    yield f"retry: 2000\n: feed of user {user_id}\n\n"
-    async with wakeups.Waiter(channel=wakeups.user_channel_name(user_id)) as waiter:
-        while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
-            page = await read(user_id=user_id, after=after, limit=FEED_PAGE)
-            if page["events"]:
-                yield sse.entries(page["events"])
-            after = page["last_seq"]
-            if len(page["events"]) == FEED_PAGE:
-                continue  # a full page: there may be more at once
-            # Otherwise wait: the waiter was subscribed before the first read, so whatever
-            # committed since that read has woken it already (one read per wake-up).
-            waited = time.monotonic()
-            await waiter.wait(min(left, settings.EVENTS_SSE_KEEPALIVE))
-            if time.monotonic() - waited >= settings.EVENTS_SSE_KEEPALIVE - 0.05:
-                yield ": keep-alive\n\n"
-            await asyncio.sleep(0)
+    # Every entry of a user's feed is his own to see, and a feed never ends.
+    channel = wakeups.user_channel_name(user_id)
+    return sse.FollowedLog(title=f"feed of user {user_id}", channel=channel, read=read)
 
 
 async def me_events_view(request):
     if not sse.wants_stream(request):
         return await _long_poll(request)
-    # Authenticate (and validate) through the DRF view first, answering JSON errors as usual.
-    request.META["HTTP_ACCEPT"] = "application/json"
-    # DRF negotiates from `request.headers`, which a middleware may already have read (and Django
-    # caches): drop the cached copy so that the new Accept is the one seen.
-    request.__dict__.pop("headers", None)
-    response = await _sync_view(request)
-    if response.status_code != 200:
-        return response
-    events = _stream(request.user.pk, _sse_after(request))
-    stream = StreamingHttpResponse(events, content_type="text/event-stream")
-    stream["Cache-Control"] = "no-cache"
-    stream["X-Accel-Buffering"] = "no"
-    return stream
+    return await sse.stream_view(
+        request,
+        view=_sync_view,
+        log=lambda: _followed_feed(request.user.pk),
+        token_vouched=bearer_token_vouched,
+    )
 
 
 me_events_view.csrf_exempt = True

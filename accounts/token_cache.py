@@ -1,11 +1,13 @@
-"""Bearer-token lookups kept in the shared cache for a minute (docs/scaling.md "Where the time goes").
+"""Bearer-token lookups kept in the shared cache for minutes (docs/scaling.md "Where the time goes").
 
 Every request used to spend one SQL query (token, user, active ban) before doing its own work: a
 third of a move's CPU. The looked-up token, with its user and whether a ban was active, is kept
-under the token's hash for AUTH_TOKEN_CACHE_SECONDS, and forgotten the moment anything it answers
-for changes: a token revoked (one or all), a sanction imposed or revoked, the user edited. Each
-change forgets at once and again after its transaction commits, so a request running in between
-cannot put the old answer back for longer than that transaction.
+under the token's hash for AUTH_TOKEN_CACHE_SECONDS (less a random quarter at most, so that the
+tokens of clients who all came back at once, after a restart, are not all looked up again in the
+same second), and forgotten the moment anything it answers for changes: a token revoked (one or
+all), a sanction imposed or revoked, the user edited. Each change forgets at once and again after
+its transaction commits, so a request running in between cannot put the old answer back for longer
+than that transaction.
 
 What needs no forgetting: expiry (checked on every use against the cached `expires_at`), a ban
 that ends by time (a cached active ban makes the permission re-read the sanctions, accounts/
@@ -15,6 +17,7 @@ Only a cache that every process shares may hold these (Redis); the default is th
 without REDIS_URL (config/settings/base.py).
 """
 
+import random
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -37,7 +40,8 @@ def cached(*, key_hash: str):
 
 def remember(token) -> None:
     if _enabled():
-        cache.set(_PREFIX + token.key_hash, token, timeout=settings.AUTH_TOKEN_CACHE_SECONDS)
+        seconds = settings.AUTH_TOKEN_CACHE_SECONDS
+        cache.set(_PREFIX + token.key_hash, token, timeout=seconds - random.uniform(0, seconds / 4))
 
 
 def forget(key_hashes: Iterable[str]) -> None:

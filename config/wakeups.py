@@ -1,7 +1,14 @@
-"""The long-poll wake-up: "game {id} is at version v" (ARCHITECTURE.md "One action").
+"""The wake-up of a log's followers: "game {id} changed" (ARCHITECTURE.md "One action").
 
-It carries no game data, so nothing can leak through it. With no REDIS_URL, waiters fall back to
-re-reading the database every EVENTS_POLL_INTERVAL seconds; losing Redis only delays clients.
+A message may also carry the entries the commit appended (`publish_entries`), so that an open
+stream forwards them without reading the database (config/api/sse.py): each stream of a table did
+a read and two thread hops per move, a third of a web worker's CPU (docs/scaling.md). Those are
+the stored rows, every seat's private ones too: Redis is inside the server's trust boundary, as
+PostgreSQL is (it already holds the token cache), and a stream applies the same visibility rule
+to them that the database read does. A client never sees a message. A message without entries,
+or entries that do not follow what a follower has, send it back to the database; a lost message
+only delays it until its next read. With no REDIS_URL, waiters fall back to re-reading the
+database every EVENTS_POLL_INTERVAL seconds; losing Redis only delays clients.
 """
 
 import asyncio
@@ -9,6 +16,7 @@ import contextlib
 import logging
 import time
 
+import orjson
 from django.conf import settings
 
 from config import shutdown
@@ -39,29 +47,113 @@ def _client():
     if _sync_client is None:
         import redis
 
-        _sync_client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+        # Blocking: a burst of commits in many request threads waits for a connection, not fails.
+        pool = redis.BlockingConnectionPool.from_url(
+            settings.REDIS_URL,
+            max_connections=settings.REDIS_MAX_CONNECTIONS,
+            timeout=5,
+            socket_timeout=1,
+            socket_connect_timeout=1,
+        )
+        _sync_client = redis.Redis(connection_pool=pool)
     return _sync_client
 
 
-def _publish(channel: str, value: int) -> None:
+# Entries past this size go unsent (the message says "changed" only): a deal's opening deals five
+# hands, a few kilobytes; a long trustee chain may be more, and its followers read it once.
+MAX_ENTRIES_BYTES = 64 * 1024
+
+
+def _publish(channel: str, value: int | bytes) -> None:
     if not settings.REDIS_URL:
         return
     try:
-        _client().publish(channel, str(value))
+        _client().publish(channel, value if isinstance(value, bytes) else str(value))
     except Exception:  # noqa: BLE001 - a lost wake-up only delays waiters until their poll timeout
         logger.warning("wake-up on %s not published", channel, exc_info=True)
 
 
-def publish(*, game_id: int, version: int) -> None:
-    _publish(channel_name(game_id), version)
+def entries_message(*, after: int, entries: list[dict]) -> bytes | None:
+    """A message carrying `entries` (each with its `seq`, in order), which are every entry of the
+    log after `after` up to the last one's seq; None when too big to send."""
+    last = entries[-1]["seq"] if entries else after
+    message = orjson.dumps({"after": after, "last": last, "entries": entries})
+    return message if len(message) <= MAX_ENTRIES_BYTES else None
+
+
+def publish(
+    *, game_id: int, version: int, after: int | None = None, entries: list[dict] | None = None
+) -> None:
+    """Game `game_id` changed (now at `version`); with `entries`, what it appended after seq `after`."""
+    message = entries_message(after=after, entries=entries) if entries is not None else None
+    _publish(channel_name(game_id), message or version)
 
 
 def publish_table(*, table_id: int, seq: int) -> None:
     _publish(table_channel_name(table_id), seq)
 
 
-def publish_user(*, user_id: int, seq: int) -> None:
-    _publish(user_channel_name(user_id), seq)
+def publish_user(*, user_id: int, seq: int, entry: dict | None = None) -> None:
+    """Entry `seq` was appended to the user's feed (`entry`, as the feed reads it, if given)."""
+    message = entries_message(after=seq - 1, entries=[entry]) if entry is not None else None
+    _publish(user_channel_name(user_id), message or seq)
+
+
+def pushed(messages: list | None, *, after: int) -> tuple[list[dict], int] | None:
+    """The entries after `after` that `messages` (Waiter.take) carry, and the seq to follow from;
+    None when they cannot stand for a read of the log: a message without entries, or one that does
+    not follow `after` (an earlier one was lost, or they came out of order)."""
+    if messages is None:
+        return None
+    entries: list[dict] = []
+    for message in messages:
+        if message is None:
+            return None
+        if message["last"] <= after:
+            continue  # already read or forwarded
+        if message["after"] > after:
+            return None
+        entries += [entry for entry in message["entries"] if entry["seq"] > after]
+        after = message["last"]
+    return entries, after
+
+
+def _parsed(data) -> dict | None:
+    """A message's entries (a dict with `after`, `last`, `entries`), or None for a bare wake-up."""
+    if not isinstance(data, bytes | str) or not data.startswith(b"{" if isinstance(data, bytes) else "{"):
+        return None
+    try:
+        message = orjson.loads(data)
+        if isinstance(message.get("after"), int) and isinstance(message.get("last"), int):
+            return message if isinstance(message.get("entries"), list) else None
+    except (orjson.JSONDecodeError, AttributeError):
+        pass
+    return None
+
+
+class _Inbox:
+    """One waiter's side of a channel: set when a message comes, holding what it carried."""
+
+    __slots__ = ("woken", "messages", "lost", "gone")
+    LIMIT = 64  # a waiter that does not take them (a long-poll) keeps this many, then "lost"
+
+    def __init__(self) -> None:
+        self.woken = asyncio.Event()
+        self.messages: list[dict | None] = []
+        self.lost = False
+        self.gone = False  # its subscription went with a failed connection
+
+    def deliver(self, message: dict | None) -> None:
+        if len(self.messages) < self.LIMIT:
+            self.messages.append(message)
+        else:
+            self.lost = True
+        self.woken.set()
+
+    def drop(self) -> None:
+        """The connection failed: whatever came or was missed, the waiter must read."""
+        self.lost = self.gone = True
+        self.woken.set()
 
 
 def publish_ticket(*, ticket_id: int) -> None:
@@ -88,17 +180,17 @@ class _Hub:
         self._redis = None
         self._pubsub = None
         self._reader: asyncio.Task | None = None
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._waiters: dict[str, set[_Inbox]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
         self._idle_since: dict[str, float] = {}  # subscribed channels nobody waits on, since when
         self._heard: dict[str, int] = {}  # messages received per subscribed channel
         self._swept = 0.0
         self._lock = asyncio.Lock()
 
-    async def subscribe(self, channel: str) -> asyncio.Event:
-        """An event set on the channel's next message, once Redis has confirmed the subscription
-        (so a message published after this returns cannot be missed). Raises when Redis fails."""
-        woken = asyncio.Event()
+    async def subscribe(self, channel: str) -> _Inbox:
+        """An inbox the channel's messages go to, once Redis has confirmed the subscription (so a
+        message published after this returns cannot be missed). Raises when Redis fails."""
+        woken = _Inbox()
         async with self._lock:
             if self._pubsub is None:
                 import redis.asyncio as aioredis
@@ -130,7 +222,7 @@ class _Hub:
             raise
         return woken
 
-    async def unsubscribe(self, channel: str, woken: asyncio.Event) -> None:
+    async def unsubscribe(self, channel: str, woken: _Inbox) -> None:
         """This waiter is done; the channel itself lingers (LINGER_SECONDS) for the next one."""
         async with self._lock:
             waiters = self._waiters.get(channel)
@@ -198,8 +290,11 @@ class _Hub:
                 elif message["type"] == "message":
                     if channel in self._confirmed:
                         self._heard[channel] = self._heard.get(channel, 0) + 1
-                    for woken in self._waiters.get(channel, ()):
-                        woken.set()
+                    waiters = self._waiters.get(channel)
+                    if waiters:
+                        carried = _parsed(message["data"])  # once for all of them; read only
+                        for woken in waiters:
+                            woken.deliver(carried)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the connection is gone: wake everyone, reconnect on demand
@@ -211,7 +306,7 @@ class _Hub:
         """Drop the connection (lock held): every waiter wakes and re-reads; their channels are gone."""
         for waiters in self._waiters.values():
             for woken in waiters:
-                woken.set()
+                woken.drop()
         for confirmed in self._confirmed.values():
             confirmed.set()
         self._waiters.clear()
@@ -261,7 +356,7 @@ class Waiter:
 
     def __init__(self, game_id: int | None = None, *, channel: str | None = None, since=None):
         self.channel = channel or channel_name(game_id)
-        self._woken: asyncio.Event | None = None
+        self._woken: _Inbox | None = None
         self._since = since
         self.quiet = False
 
@@ -292,8 +387,29 @@ class Waiter:
             await asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL))
             return False
         try:
-            await asyncio.wait_for(self._woken.wait(), timeout)
+            await asyncio.wait_for(self._woken.woken.wait(), timeout)
         except TimeoutError:
             return False
-        self._woken.clear()
+        self._woken.woken.clear()
+        if self._woken.gone:
+            # Its connection failed: subscribe again before the caller reads (so that nothing
+            # committed after that read is missed), or poll if Redis is still away.
+            try:
+                self._woken = await _hub().subscribe(self.channel)
+                self._woken.lost = True  # what came meanwhile is unknown: `take` says read
+            except Exception:  # noqa: BLE001
+                logger.warning("Redis unavailable; polling for %s", self.channel, exc_info=True)
+                self._woken = None
         return True
+
+    def take(self) -> list[dict | None] | None:
+        """What the messages since the last take carried (None for one that carried nothing), or
+        None when they cannot be known: no Redis, or some were lost (see `pushed`)."""
+        inbox = self._woken
+        if inbox is None or inbox.lost:
+            if inbox is not None:
+                inbox.lost = False
+                inbox.messages = []
+            return None
+        messages, inbox.messages = inbox.messages, []
+        return messages

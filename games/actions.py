@@ -103,6 +103,26 @@ def event_rows(*, game: Game, events: list[dict], action: list | None = None) ->
     return rows
 
 
+def events_append(*, game: Game, rows: list[Event]) -> None:
+    """Insert new event rows of the locked `game` (from `event_rows`), and keep them for the wake-up
+    its commit publishes (`committed`): the log's open streams forward them from there."""
+    writes.events_insert(rows)
+    game.__dict__.setdefault("_appended_events", []).extend(rows)
+
+
+def _appended_entries(game: Game) -> tuple[int, tuple[dict, ...]] | None:
+    """The log entries this transaction appended to `game`, as a read of the log gives them, with the
+    seq they follow; None if any row was written another way (they could not be trusted whole)."""
+    rows = game.__dict__.pop("_appended_events", [])
+    if not rows:
+        return game.last_seq, ()
+    after = rows[0].seq - 1
+    numbered = [row.seq for row in rows] == list(range(after + 1, after + 1 + len(rows)))
+    if not numbered or rows[-1].seq != game.last_seq:
+        return None
+    return after, tuple({**row.data, "seq": row.seq} for row in rows)
+
+
 def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any, list[Event]]:
     """The engine step of one action: the new state and its event rows (not saved yet); raises
     engine.IllegalAction with nothing changed."""
@@ -120,7 +140,7 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
 
 
 def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
-    writes.events_insert(rows)
+    events_append(game=game, rows=rows)
     game.state = engine.to_json(state)
     writes.game_update(game, ("state", "version", "deadline", "last_seq"))
     selectors.game_state_remember(game=game, state=state)
@@ -196,9 +216,8 @@ def trustee_switch(*, game: Game, seat: int, on: bool, locked: bool = False) -> 
         game.trustee[seat] = on
         if on:
             game.trustee_entries[seat] += 1
-        Event.objects.bulk_create(
-            event_rows(game=game, events=[{"type": "trustee", "seat": seat, "on": on}])
-        )
+        event = {"type": "trustee", "seat": seat, "on": on}
+        events_append(game=game, rows=event_rows(game=game, events=[event]))
     game.save(update_fields=["trustee", "trustee_entries", "last_seq"])
 
 
@@ -245,6 +264,9 @@ class Committed:
     bot_seats: tuple[int, ...]
     rate: bool
     timer_at: Any = None  # the ETA of a deadline task to send (games/timers.py), or None
+    # The log entries the change appended after seq `log_after` (for the wake-up), or None: unknown.
+    log_after: int = 0
+    log_entries: tuple[dict, ...] | None = None
 
 
 def bot_seats_prompted(*, game: Game, state: Any) -> tuple[int, ...]:
@@ -263,6 +285,7 @@ def committed(*, game: Game, state: Any, autoplay_pending: bool = False) -> Comm
     """Inside the transaction, after the change: what to trigger once it commits. Arms the deal's
     deadline task when the one in flight does not cover the new deadline (games/timers.py)."""
     running = game.status == GameStatus.RUNNING
+    appended = _appended_entries(game)
     return Committed(
         game_id=game.pk,
         version=game.version,
@@ -272,6 +295,8 @@ def committed(*, game: Game, state: Any, autoplay_pending: bool = False) -> Comm
         bot_seats=bot_seats_prompted(game=game, state=state) if not autoplay_pending else (),
         rate=game.status == GameStatus.OVER and not game.unscored,
         timer_at=timers.timer_arm(game=game) if running and not autoplay_pending else None,
+        log_after=appended[0] if appended else 0,
+        log_entries=appended[1] if appended else None,
     )
 
 
@@ -283,7 +308,8 @@ def after_commit(change: Committed) -> None:
 def _run_after_commit(change: Committed) -> None:
     from games import tasks  # tasks build on the services that build on this module
 
-    wakeups.publish(game_id=change.game_id, version=change.version)
+    entries = list(change.log_entries) if change.log_entries is not None else None
+    wakeups.publish(game_id=change.game_id, version=change.version, after=change.log_after, entries=entries)
     if change.rate:
         tasks.game_ratings_schedule(game_id=change.game_id)
     if not change.running:

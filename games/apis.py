@@ -7,11 +7,12 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import bearer_token_vouched
 from config import wakeups
 from config.api import sse
 from config.api.errors import ApiError, ErrorCode
 from config.api.long_poll import long_poll_view
-from config.api.schema import LONG_POLL_PARAMETERS, error_responses
+from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses
 from config.api.serializers import StrictInputSerializer
 from games import event_stream, selectors, services
 from games.event_serializers import game_event_union
@@ -288,7 +289,7 @@ class GameEventsApi(APIView):
             "connection (`id` = seq, `event` = type, `data` = the event; reconnect with "
             "`Last-Event-ID` or `after`); the stream ends after the deal's last event "
             "(`deal_over`, `void`, `aborted`), after EVENTS_SSE_MAX_SECONDS, or when you may no "
-            "longer read the log (checked every EVENTS_SSE_KEEPALIVE seconds)."
+            "longer read the log (checked every EVENTS_SSE_CHECK_SECONDS)."
         ),
         parameters=[
             _GAME_ID,
@@ -296,6 +297,7 @@ class GameEventsApi(APIView):
         ],
         responses={
             200: GameEventsOutputSerializer,
+            **EVENT_STREAM_RESPONSE,
             **error_responses(
                 ErrorCode.INVALID_REQUEST,
                 ErrorCode.NOT_AUTHENTICATED,
@@ -336,23 +338,13 @@ async def game_events_view(request, game_id: int):
     """The log as a long-poll, or with `Accept: text/event-stream` as a stream (games/event_stream.py)."""
     if not sse.wants_stream(request):
         return await _game_events_long_poll(request, game_id=game_id)
-    # The DRF view first (token, scope, ban, throttle, access, parameters), answering errors in JSON.
-    request.META["HTTP_ACCEPT"] = "application/json"
-    # DRF negotiates from `request.headers`, which a middleware may already have read (and Django
-    # caches): drop the cached copy so that the new Accept is the one seen.
-    request.__dict__.pop("headers", None)
-    event_stream.resume_from_last_event_id(request)
-    first = await _game_events_sync(request, game_id=game_id)
-    if first.status_code != 200:
-        return first
-
-    async def allowed(after: int) -> bool:
-        # The same checks again, asking only for what the stream has not sent.
-        request.GET = request.GET.copy()
-        request.GET["after"] = str(after)
-        return (await _game_events_sync(request, game_id=game_id)).status_code == 200
-
-    return event_stream.stream_response(request, game_id=game_id, first=first.data, allowed=allowed)
+    return await sse.stream_view(
+        request,
+        view=_game_events_sync,
+        log=lambda: event_stream.followed_log(game_id=game_id, user=request.user),
+        token_vouched=bearer_token_vouched,
+        game_id=game_id,
+    )
 
 
 game_events_view.csrf_exempt = True

@@ -190,7 +190,11 @@ def event_visible_to(*, data: dict, seat: int | None) -> bool:
 def game_events(*, game_id: int, user: Any, after: int) -> dict:
     """Events after `after`, redacted for the viewer: another seat's private event is dropped."""
     game, rows = game_log_read(game_id=game_id, after=after)
-    seat = game_access_seat(game=game, user=user)
+    return game_events_page(game=game, rows=rows, seat=game_access_seat(game=game, user=user))
+
+
+def game_events_page(*, game: Game, rows: list[tuple[int, dict]], seat: int | None) -> dict:
+    """`game_log_read`'s rows as the log's answer to `seat` (None: a spectator)."""
     events = [{**data, "seq": seq} for seq, data in rows if event_visible_to(data=data, seat=seat)]
     # Rows committed after `game` was read may be in `rows`: last_seq covers them, so that a client
     # passing it back as `after` never receives an event twice.

@@ -26,7 +26,7 @@ from config import metrics
 from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, selectors, timers
 from games.lock_objects import game_lock
-from games.models import Event, Game, GamePlayer, GameStatus, IdempotencyKey
+from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
 
 
 def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]) -> Game:
@@ -69,7 +69,7 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
         for seat, taken in enumerate(seats)
         if taken
     )
-    Event.objects.bulk_create(actions.event_rows(game=game, events=engine.opening_events(state)))
+    actions.events_append(game=game, rows=actions.event_rows(game=game, events=engine.opening_events(state)))
     game.save(update_fields=["last_seq"])
     if state.phase in actions.FINISHED_PHASES:
         game.status = GameStatus.VOID if state.phase == "void" else GameStatus.OVER
@@ -242,8 +242,8 @@ def game_abort(*, game_id: int, reason: str) -> bool:
             return False
         state = selectors.game_state(game=game)
         game.version += 1
-        Event.objects.bulk_create(
-            actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
+        actions.events_append(
+            game=game, rows=actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
         )
         actions.deal_finish(game=game, state=state, aborted=True)
         actions.after_commit(actions.committed(game=game, state=state))
@@ -306,8 +306,8 @@ def _deadline_expire_locked(*, game: Game) -> bool:
         # (All on trustee already: an auto-play chain whose continuation was lost, not a timeout.)
         deadline = game.deadline.isoformat().replace("+00:00", "Z")
         # (last_seq is saved with the trustee switch below.)
-        Event.objects.bulk_create(
-            actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
+        actions.events_append(
+            game=game, rows=actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
         )
     timed_out = [seat for seat in seats if not game.trustee[seat]]
     for seat in timed_out:

@@ -3,7 +3,8 @@
 The DRF view answers at once; this async wrapper waits only when the answer is "nothing after
 `after`", so a waiting client holds no worker thread (ARCHITECTURE.md "Processes"). It subscribes to
 the log's wake-up channel first, then re-checks, then waits, so a change between the read and the
-wait still wakes it; the wake-up carries no data and the answer is always re-read from the database.
+wait still wakes it; the answer is always re-read from the database (a wake-up's rows, if it carries
+any, are for open streams: config/api/sse.py).
 """
 
 import time

@@ -14,6 +14,11 @@ LONG_POLL_PARAMETERS = [
     ),
 ]
 
+# The stream form of a followed log (`Accept: text/event-stream`, config/api/sse.py), declared beside
+# its JSON answer so that a client generator sees both media types of the 200 (the operations'
+# descriptions and docs/client-guide.md say what the stream's lines are).
+EVENT_STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiTypes.STR}
+
 
 class ErrorSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=ErrorCode.choices)

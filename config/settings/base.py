@@ -231,6 +231,8 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# Connections each process's Redis clients (the cache, wake-up publishing) open at most.
+REDIS_MAX_CONNECTIONS = int(os.environ.get("REDIS_MAX_CONNECTIONS", "64"))
 # Rate-limit counters (accounts/throttles.py) must be shared by every web process: Redis when
 # REDIS_URL is set, else this process's memory (one process on a newcomer's machine).
 if os.environ.get("REDIS_URL"):
@@ -239,7 +241,14 @@ if os.environ.get("REDIS_URL"):
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": os.environ["REDIS_URL"],
             "KEY_PREFIX": "bh",
-            "OPTIONS": {"CLIENT_CLASS": "config.cache_client.SharedRedisClient"},
+            "OPTIONS": {
+                "CLIENT_CLASS": "config.cache_client.SharedRedisClient",
+                # A request thread waits for a free connection rather than fail: redis-py's default
+                # pool raises "Too many connections" past 100 at once, which a burst of clients
+                # opening their streams together reached (docs/scaling.md).
+                "CONNECTION_POOL_CLASS": "redis.BlockingConnectionPool",
+                "CONNECTION_POOL_KWARGS": {"max_connections": REDIS_MAX_CONNECTIONS, "timeout": 5},
+            },
         }
     }
 else:
@@ -248,7 +257,7 @@ else:
 # Bearer-token lookups kept this long in the shared cache (accounts/token_cache.py); only with Redis,
 # the one cache every process shares. 0 turns it off.
 AUTH_TOKEN_CACHE_SECONDS = int(
-    os.environ.get("AUTH_TOKEN_CACHE_SECONDS", "60" if os.environ.get("REDIS_URL") else "0")
+    os.environ.get("AUTH_TOKEN_CACHE_SECONDS", "300" if os.environ.get("REDIS_URL") else "0")
 )
 
 # Account safety (docs/moderation.md).
@@ -270,8 +279,12 @@ EVENTS_MAX_WAIT = 30
 EVENTS_FAST_LANE = env_bool("EVENTS_FAST_LANE", True)
 # API requests to synchronous views handled in one thread hop (config/sync_lane.py).
 SYNC_LANE = env_bool("SYNC_LANE", True)
-# The SSE form of `GET me/events`: a comment line this often, and a stream ends after this long.
+# The streams (`Accept: text/event-stream` on me/events and games/{id}/events, config/api/sse.py): a
+# comment line this often when quiet; the caller's token checked and the log read again this often
+# (a revocation or a ban ends a stream within it, and so does a lost wake-up's delay); a stream
+# ends after this long.
 EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
+EVENTS_SSE_CHECK_SECONDS = float(os.environ.get("EVENTS_SSE_CHECK_SECONDS", "60"))
 EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
 
 # Bots (CONTRACT §5): a prompted bot seat acts this many seconds after the prompt, at this level.

@@ -23,3 +23,66 @@ def parse(text: str) -> list[dict]:
         assert fields["id"] == str(data["seq"]) and fields["event"] == data["type"], block
         entries.append(data)
     return entries
+
+
+def use_redis(settings, db: int = 14) -> None:
+    """Wake-ups through the local Redis, as in production: streams get what each commit appended
+    from its message. scripts/test starts Redis, so in CI a missing one is a failure, not a skip."""
+    import os
+
+    import pytest
+    import redis
+
+    from config import wakeups
+
+    url = f"redis://127.0.0.1:6379/{db}"
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
+    except Exception:  # noqa: BLE001
+        (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
+    settings.REDIS_URL = url
+    wakeups._sync_client = None  # the publishing client of another test's URL
+
+
+def counting_reads(log_factory, reads: list):
+    """`log_factory` (games.event_stream.followed_log, accounts.feed_apis._followed_feed) whose logs
+    append to `reads` the `after` of every read a stream makes of its log."""
+    import dataclasses
+
+    def factory(*args, **kwargs):
+        log = log_factory(*args, **kwargs)
+
+        def read(after):
+            reads.append(after)
+            return log.read(after)
+
+        return dataclasses.replace(log, read=read)
+
+    return factory
+
+
+async def follow_while(responses, act, *, done, timeout: float = 15.0) -> list[str]:
+    """Read every stream of `responses` at once, each in its own task (so all are subscribed and
+    waiting together, as clients' streams are); `await act()` once each has read its log after
+    subscribing (`act` is given nothing; it decides when that is by itself and returns when it
+    has acted); then read until `done(texts)` holds or `timeout` passes. Returns the texts."""
+    import asyncio
+    import time
+
+    texts = [""] * len(responses)
+
+    async def follow(index, response):
+        async for chunk in response.streaming_content:
+            texts[index] += chunk.decode()
+
+    tasks = [asyncio.create_task(follow(i, r)) for i, r in enumerate(responses)]
+    try:
+        await act()
+        deadline = time.monotonic() + timeout
+        while not done(texts) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return texts

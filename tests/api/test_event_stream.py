@@ -105,7 +105,7 @@ def test_the_stream_ends_after_the_deals_last_event(make_table, make_user, make_
 
 def test_a_revoked_token_ends_the_stream_at_its_next_check(make_table, settings):
     settings.EVENTS_SSE_MAX_SECONDS = 60
-    settings.EVENTS_SSE_KEEPALIVE = 0.2
+    settings.EVENTS_SSE_KEEPALIVE = settings.EVENTS_SSE_CHECK_SECONDS = 0.2
     settings.EVENTS_POLL_INTERVAL = 0.05
     setup = make_table()
     client, game_id = setup["clients"][2], setup["game"]
@@ -148,7 +148,7 @@ def test_with_the_token_cache_a_check_costs_no_view_call_and_a_revocation_still_
 
     settings.AUTH_TOKEN_CACHE_SECONDS = 60
     settings.EVENTS_SSE_MAX_SECONDS = 60
-    settings.EVENTS_SSE_KEEPALIVE = 0.1
+    settings.EVENTS_SSE_KEEPALIVE = settings.EVENTS_SSE_CHECK_SECONDS = 0.1
     settings.EVENTS_POLL_INTERVAL = 0.05
     setup = make_table()
     client, game_id = setup["clients"][3], setup["game"]
@@ -179,3 +179,54 @@ def test_with_the_token_cache_a_check_costs_no_view_call_and_a_revocation_still_
     checked_by_view, elapsed = async_to_sync(follow)()
     assert checked_by_view == 1  # only the stream's opening ran the view
     assert len(calls) == 2 and elapsed < 30  # the check after the logout ran it, and it refused
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_redis_each_move_reaches_every_open_stream_in_its_wake_up_without_a_read(
+    make_table, make_user, make_client, settings, monkeypatch
+):
+    """Through Redis a commit's wake-up carries the rows it appended (config/wakeups.py), and an
+    open stream forwards them, redacted for its viewer, with no read of its own: the five seats'
+    and a spectator's streams each read the log once (when subscribing) over several moves, and
+    each carries exactly what that viewer's JSON log gives (private events to their seat only)."""
+    import asyncio
+
+    from games import event_stream
+
+    sse.use_redis(settings)
+    settings.EVENTS_POLL_INTERVAL = 20  # a fallback poll cannot explain what arrives
+    settings.EVENTS_SSE_MAX_SECONDS = 60
+    setup = make_table()
+    game_id = setup["game"]
+    _, token = make_user()
+    viewers = [*setup["clients"], make_client(token)]
+    befores = [_log(client, game_id)["last_seq"] for client in viewers]
+    reads = []
+    monkeypatch.setattr(event_stream, "followed_log", sse.counting_reads(event_stream.followed_log, reads))
+    responses = [
+        client.get(f"/api/v1/games/{game_id}/events", HTTP_LAST_EVENT_ID=str(before), **STREAM)
+        for client, before in zip(viewers, befores, strict=True)
+    ]
+    rng = random.Random(11)
+    expected = []
+
+    async def act():
+        while len(reads) < len(viewers):  # every stream subscribed, then read its log once
+            await asyncio.sleep(0.01)
+        for _ in range(8):
+            assert await sync_to_async(step)(setup["clients"], game_id, rng)
+        expected.extend(
+            [await sync_to_async(_log)(c, game_id, b) for c, b in zip(viewers, befores, strict=True)]
+        )
+
+    def done(texts):
+        return all(
+            len(sse.parse(text)) >= len(log["events"]) for text, log in zip(texts, expected, strict=True)
+        )
+
+    texts = async_to_sync(sse.follow_while)(responses, act, done=done)
+    for seat, (text, log) in enumerate(zip(texts, expected, strict=True)):
+        assert sse.parse(text) == log["events"] and log["events"], seat
+    assert reads == befores  # one read each, at subscription; every move came in a wake-up
+    private = [event for log in expected for event in log["events"] if "private_to" in event]
+    assert private, "the moves should include a seat's private event"

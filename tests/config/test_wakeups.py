@@ -186,3 +186,86 @@ def test_wait_for_change_skips_its_first_question_only_after_a_quiet_mark():
         return quiet_questions, len(asked)
 
     assert asyncio.run(scenario()) == (0, 1)
+
+
+def _entries(first: int, last: int) -> list[dict]:
+    return [{"type": "play", "seq": seq} for seq in range(first, last + 1)]
+
+
+def test_a_message_carries_what_the_commit_appended_to_every_waiter_of_its_channel():
+    async def scenario():
+        async with wakeups.Waiter(channel="t:carry") as one, wakeups.Waiter(channel="t:carry") as two:
+            message = wakeups.entries_message(after=4, entries=_entries(5, 6))
+            await asyncio.to_thread(wakeups._publish, "t:carry", message)
+            assert await one.wait(2) and await two.wait(2)
+            return one.take(), two.take(), one.take()
+
+    first, second, again = asyncio.run(scenario())
+    assert first == second == [{"after": 4, "last": 6, "entries": _entries(5, 6)}]
+    assert again == []  # taken once
+
+
+def test_pushed_stands_for_a_read_only_for_the_entries_right_after_what_the_follower_has():
+    def message(after, last):
+        return {"after": after, "last": last, "entries": _entries(after + 1, last)}
+
+    assert wakeups.pushed([message(4, 6), message(6, 7)], after=4) == (_entries(5, 7), 7)
+    # Entries already read (the read after subscribing saw them) are skipped, not sent twice.
+    assert wakeups.pushed([message(2, 4), message(4, 6)], after=5) == (_entries(6, 6), 6)
+    assert wakeups.pushed([], after=5) == ([], 5)
+    assert wakeups.pushed([message(6, 7)], after=4) is None  # seq 5 came in no message: read
+    assert wakeups.pushed([message(4, 6), None], after=4) is None  # a bare wake-up: read
+    assert wakeups.pushed(None, after=4) is None  # unknown (no Redis, lost messages): read
+
+
+def test_a_bare_or_oversized_message_asks_for_a_read(monkeypatch):
+    monkeypatch.setattr(wakeups, "MAX_ENTRIES_BYTES", 200)
+    assert wakeups.entries_message(after=0, entries=_entries(1, 20)) is None
+
+    async def scenario():
+        async with wakeups.Waiter(channel="t:bare") as waiter:
+            await asyncio.to_thread(wakeups.publish, game_id=0, version=3)  # another channel
+            await asyncio.to_thread(wakeups._publish, "t:bare", 3)  # as publish() without entries
+            assert await waiter.wait(2)
+            return waiter.take()
+
+    taken = asyncio.run(scenario())
+    assert taken == [None] and wakeups.pushed(taken, after=0) is None
+
+
+def test_a_waiter_that_does_not_take_its_messages_keeps_a_bounded_inbox_then_asks_for_a_read(monkeypatch):
+    monkeypatch.setattr(wakeups._Inbox, "LIMIT", 3)
+
+    async def scenario():
+        async with wakeups.Waiter(channel="t:full") as waiter:
+            for seq in range(1, 6):
+                message = wakeups.entries_message(after=seq - 1, entries=_entries(seq, seq))
+                await asyncio.to_thread(wakeups._publish, "t:full", message)
+            await asyncio.sleep(0.3)
+            assert await waiter.wait(2)
+            lost = waiter.take()
+            await asyncio.to_thread(
+                wakeups._publish, "t:full", wakeups.entries_message(after=5, entries=_entries(6, 6))
+            )
+            assert await waiter.wait(2)
+            return lost, waiter.take()
+
+    lost, after = asyncio.run(scenario())
+    assert lost is None  # two of five were dropped: the follower must read
+    assert after == [{"after": 5, "last": 6, "entries": _entries(6, 6)}]  # and then it goes on
+
+
+def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_again():
+    async def scenario():
+        async with wakeups.Waiter(channel="t:resub") as waiter:
+            await wakeups._hub()._pubsub.connection.disconnect()
+            assert await waiter.wait(3) is True
+            lost = waiter.take()
+            message = wakeups.entries_message(after=1, entries=_entries(2, 2))
+            await asyncio.to_thread(wakeups._publish, "t:resub", message)
+            assert await waiter.wait(3) is True
+            return lost, waiter.take()
+
+    lost, taken = asyncio.run(scenario())
+    assert lost is None
+    assert taken == [{"after": 1, "last": 2, "entries": _entries(2, 2)}]
