@@ -24,13 +24,19 @@ def _statement(model, vendor: str, count: int) -> tuple[str, tuple]:
     return sql, fields
 
 
-def rows_insert(model, rows: list) -> None:
-    """Insert these new, unsaved instances of `model` (their primary keys stay unset)."""
-    if not rows:
-        return
+def insert_statement(model, rows: list) -> tuple[str, list]:
+    """The INSERT of these new, unsaved instances of `model`, and its parameters."""
     sql, fields = _statement(model, connection.vendor, len(rows))
     params = [
         field.get_db_prep_save(field.pre_save(row, add=True), connection) for row in rows for field in fields
     ]
+    return sql, params
+
+
+def rows_insert(model, rows: list) -> None:
+    """Insert these new, unsaved instances of `model` (their primary keys stay unset)."""
+    if not rows:
+        return
+    sql, params = insert_statement(model, rows)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

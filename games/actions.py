@@ -103,10 +103,14 @@ def event_rows(*, game: Game, events: list[dict], action: list | None = None) ->
     return rows
 
 
-def events_append(*, game: Game, rows: list[Event]) -> None:
+def events_append(*, game: Game, rows: list[Event], then_update: tuple[str, ...] = ()) -> None:
     """Insert new event rows of the locked `game` (from `event_rows`), and keep them for the wake-up
-    its commit publishes (`committed`): the log's open streams forward them from there."""
-    writes.events_insert(rows)
+    its commit publishes (`committed`): the log's open streams forward them from there. With
+    `then_update`, also save those fields of the game (in the same statement where possible)."""
+    if then_update:
+        writes.events_insert_and_game_update(rows, game, then_update)
+    else:
+        writes.events_insert(rows)
     game.__dict__.setdefault("_appended_events", []).extend(rows)
 
 
@@ -140,9 +144,8 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
 
 
 def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
-    events_append(game=game, rows=rows)
     game.state = engine.to_json(state)
-    writes.game_update(game, ("state", "version", "deadline", "last_seq"))
+    events_append(game=game, rows=rows, then_update=("state", "version", "deadline", "last_seq"))
     selectors.game_state_remember(game=game, state=state)
     if state.phase in FINISHED_PHASES:
         deal_finish(game=game, state=state)

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-from config.json_field import OrjsonField
+from config.json_field import LazyOrjsonField, OrjsonField
 
 
 class GameStatus(models.TextChoices):
@@ -27,7 +27,7 @@ class Game(models.Model):
     # The keyword arguments given to engine.new_deal, the drawn seed included: with the action log
     # they reproduce the deal (engine.replay).
     setup = OrjsonField()
-    state = OrjsonField()
+    state = LazyOrjsonField()
     version = models.PositiveIntegerField(default=0)
     last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest event (0: none).")
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.RUNNING)

@@ -13,6 +13,7 @@ from functools import lru_cache
 from django.db import connection
 
 from config.api.errors import ApiError, ErrorCode
+from config.json_field import LazyOrjsonField
 from games.models import Game, table_model
 
 
@@ -46,6 +47,11 @@ def _shape(vendor: str, lock: bool, game_unread: frozenset, table_unread: frozen
         for field in fields:
             expression = field.get_col(model._meta.db_table)
             found = connection.ops.get_db_converters(expression) + field.get_db_converters(connection)
+            if isinstance(field, LazyOrjsonField):
+                # The deal's state: decoded on first use, which a move with the state cached in
+                # the process never makes (config/json_field.py).
+                found = [converter for converter in found if converter != field.from_db_value]
+                found.append(field.undecoded)
             converters.append(tuple((converter, expression) for converter in found))
     return _Shape(sql, game_fields, table_fields, tuple(converters))
 
