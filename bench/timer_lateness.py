@@ -70,6 +70,7 @@ def summary(name: str, values_ms: list[float]) -> str:
 
 
 def _listen(connection, stop) -> None:
+    import orjson
     import redis
 
     pubsub = redis.Redis.from_url(REDIS).pubsub()
@@ -79,7 +80,10 @@ def _listen(connection, stop) -> None:
     while not stop.is_set():
         message = pubsub.get_message(ignore_subscribe_messages=True, timeout=0.2)
         if message is not None:
-            seen.append((int(message["channel"].rsplit(b":", 1)[1]), int(message["data"]), time.time()))
+            data = message["data"]
+            # The version alone, or (with the rows the commit appended) a JSON object that has it.
+            version = orjson.loads(data)["version"] if data.startswith(b"{") else int(data)
+            seen.append((int(message["channel"].rsplit(b":", 1)[1]), version, time.time()))
     connection.send(seen)
 
 

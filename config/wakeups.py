@@ -73,19 +73,21 @@ def _publish(channel: str, value: int | bytes) -> None:
         logger.warning("wake-up on %s not published", channel, exc_info=True)
 
 
-def entries_message(*, after: int, entries: list[dict]) -> bytes | None:
+def entries_message(*, after: int, entries: list[dict], **also) -> bytes | None:
     """A message carrying `entries` (each with its `seq`, in order), which are every entry of the
-    log after `after` up to the last one's seq; None when too big to send."""
+    log after `after` up to the last one's seq, and `also` (a game's `version`); None when too big
+    to send."""
     last = entries[-1]["seq"] if entries else after
-    message = orjson.dumps({"after": after, "last": last, "entries": entries})
+    message = orjson.dumps({**also, "after": after, "last": last, "entries": entries})
     return message if len(message) <= MAX_ENTRIES_BYTES else None
 
 
 def publish(
     *, game_id: int, version: int, after: int | None = None, entries: list[dict] | None = None
 ) -> None:
-    """Game `game_id` changed (now at `version`); with `entries`, what it appended after seq `after`."""
-    message = entries_message(after=after, entries=entries) if entries is not None else None
+    """Game `game_id` changed (now at `version`); with `entries`, what it appended after seq `after`.
+    The message is the version alone, or a JSON object with `version` beside the entries."""
+    message = entries_message(after=after, entries=entries, version=version) if entries is not None else None
     _publish(channel_name(game_id), message or version)
 
 

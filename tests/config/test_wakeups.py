@@ -269,3 +269,15 @@ def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_agai
     lost, taken = asyncio.run(scenario())
     assert lost is None
     assert taken == [{"after": 1, "last": 2, "entries": _entries(2, 2)}]
+
+
+def test_a_game_message_says_its_version_beside_the_entries():
+    async def scenario():
+        async with wakeups.Waiter(game_id=424242) as waiter:
+            await asyncio.to_thread(
+                wakeups.publish, game_id=424242, version=7, after=4, entries=_entries(5, 5)
+            )
+            assert await waiter.wait(2)
+            return waiter.take()
+
+    assert asyncio.run(scenario()) == [{"version": 7, "after": 4, "last": 5, "entries": _entries(5, 5)}]
