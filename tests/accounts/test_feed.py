@@ -138,25 +138,13 @@ def test_with_redis_each_entry_reaches_the_open_feed_stream_in_its_wake_up_witho
 
 
 def test_a_revoked_token_ends_the_feed_stream_at_its_next_check(make_table, settings):
-    import time
-
-    from asgiref.sync import sync_to_async
+    from tests.api import sse
 
     settings.EVENTS_SSE_MAX_SECONDS = 60
     settings.EVENTS_SSE_KEEPALIVE = settings.EVENTS_SSE_CHECK_SECONDS = 0.2
     settings.EVENTS_POLL_INTERVAL = 0.05
     client = make_table()["clients"][1]
     response = client.get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream")
-
-    async def follow():
-        chunks = aiter(response.streaming_content)
-        await anext(chunks)
-        logged_out = await sync_to_async(client.post)("/api/v1/auth/logout")
-        assert logged_out.status_code == 204
-        started = time.monotonic()
-        async for _ in chunks:
-            pass
-        return time.monotonic() - started
-
-    assert async_to_sync(follow)() < 30  # ended by the check, long before EVENTS_SSE_MAX_SECONDS
+    # Ended by the check, long before EVENTS_SSE_MAX_SECONDS.
+    assert sse.seconds_to_end_after_logout(client, response) < 30
     assert_error(client.get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream"), 401, "not_authenticated")

@@ -86,3 +86,23 @@ async def follow_while(responses, act, *, done, timeout: float = 15.0) -> list[s
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     return texts
+
+
+def seconds_to_end_after_logout(client, response) -> float:
+    """Open `response`'s stream, log `client` out (revoking its token), and return how long the
+    stream then took to end by itself."""
+    import time
+
+    from asgiref.sync import sync_to_async
+
+    async def follow():
+        chunks = aiter(response.streaming_content)
+        await anext(chunks)
+        logged_out = await sync_to_async(client.post)("/api/v1/auth/logout")
+        assert logged_out.status_code == 204
+        started = time.monotonic()
+        async for _ in chunks:
+            pass
+        return time.monotonic() - started
+
+    return async_to_sync(follow)()
