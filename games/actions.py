@@ -116,10 +116,12 @@ def events_append(*, game: Game, rows: list[Event], then_update: tuple[str, ...]
 
 def _appended_entries(game: Game) -> tuple[int, tuple[dict, ...]] | None:
     """The log entries this transaction appended to `game`, as a read of the log gives them, with the
-    seq they follow; None if any row was written another way (they could not be trusted whole)."""
+    seq they follow; None when that is not known for certain: no rows came through `events_append`
+    (a change without events is rare, and a row written another way must not be claimed absent),
+    or they do not end at the game's last seq. None sends a bare wake-up: streams read the log."""
     rows = game.__dict__.pop("_appended_events", [])
     if not rows:
-        return game.last_seq, ()
+        return None
     after = rows[0].seq - 1
     numbered = [row.seq for row in rows] == list(range(after + 1, after + 1 + len(rows)))
     if not numbered or rows[-1].seq != game.last_seq:
