@@ -22,7 +22,7 @@ from django.utils import timezone
 from accounts import services as account_services
 from accounts.feed import feed_append_many
 from accounts.models import RatingChange
-from config import metrics
+from config import metrics, wakeups
 from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, selectors, timers
 from games.lock_objects import game_lock
@@ -133,11 +133,14 @@ def game_action_apply(
         parsed = engine.action_from_dict(action)
     except (ValueError, TypeError, KeyError) as exc:
         raise ApiError(ErrorCode.INVALID_REQUEST, f"Bad action: {exc}") from exc
-    request_hash = _request_hash(
-        game_id=game_id, payload={"action": action, "expected_version": expected_version}
+    # What an Idempotency-Key stands for; none is kept without one.
+    request_hash = (
+        _request_hash(game_id=game_id, payload={"action": action, "expected_version": expected_version})
+        if idempotency_key is not None
+        else None
     )
     try:
-        with transaction.atomic():
+        with wakeups.batched(), transaction.atomic():
             game = game_lock(game_id=game_id)
             if idempotency_key is not None:
                 stored = IdempotencyKey.objects.filter(user=user, key=idempotency_key).first()
@@ -257,7 +260,7 @@ def game_timer_fire(*, game_id: int, at: str) -> bool:
     """The deal's deadline task, sent for the due time `at` (games/timers.py). It does nothing if
     another task has replaced it; waits again if the deadline has moved later meanwhile; else times
     out the seats prompted now. False when nothing was timed out."""
-    with transaction.atomic():
+    with wakeups.batched(), transaction.atomic():
         try:
             game = game_lock(game_id=game_id)
         except ApiError:
@@ -281,7 +284,7 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
     """Time out every seat still prompted at `version` (the sweep, and deadline tasks sent before
     games/timers.py): each goes on trustee and plays its default (engine.trustee_action) through the
     same path as a move. False when there was nothing to do."""
-    with transaction.atomic():
+    with wakeups.batched(), transaction.atomic():
         try:
             game = game_lock(game_id=game_id)
         except ApiError:
@@ -321,7 +324,7 @@ def _deadline_expire_locked(*, game: Game) -> bool:
 
 def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
     """Seats on trustee that are prompted at `version` act now (the next MAX_AUTOPLAY_ACTIONS of them)."""
-    with transaction.atomic():
+    with wakeups.batched(), transaction.atomic():
         try:
             game = game_lock(game_id=game_id)
         except ApiError:
@@ -355,7 +358,7 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
     """The bot seats prompted at `version` act, each by engine.bot_action on its own seat view (the
     JSON a client of that seat is served), through the same path as a player's move. A stale or
     duplicated task finds another version and does nothing."""
-    with transaction.atomic():
+    with wakeups.batched(), transaction.atomic():
         try:
             game = game_lock(game_id=game_id)
         except ApiError:

@@ -1,0 +1,70 @@
+"""config/wakeups.py `batched`: the wake-ups of a block leave together, in order, when it ends;
+a move's commit wakes its game's followers and the next player's feed in one round trip."""
+
+import pytest
+
+from config import wakeups
+from tests.api.playing import get_view, post_action
+
+
+@pytest.fixture
+def sent(settings, monkeypatch):
+    """Every `_send` call (a list of (channel, message)), instead of Redis."""
+    settings.REDIS_URL = "redis://127.0.0.1:6379/0"
+    calls: list[list[tuple[str, object]]] = []
+    monkeypatch.setattr(wakeups, "_send", lambda messages: calls.append(list(messages)))
+    return calls
+
+
+def test_outside_a_batch_each_wake_up_leaves_at_once(sent):
+    wakeups.publish_table(table_id=1, seq=2)
+    wakeups.publish_ticket(ticket_id=3)
+    assert sent == [[("baohuang:table:1", "2")], [("baohuang:ticket:3", "3")]]
+
+
+def test_a_batch_holds_its_wake_ups_until_it_ends_then_sends_them_in_order(sent):
+    with wakeups.batched():
+        wakeups.publish_table(table_id=1, seq=2)
+        with wakeups.batched():  # nested: sent with the outermost
+            wakeups.publish_user(user_id=7, seq=9)
+        wakeups.publish(game_id=5, version=4)
+        assert sent == []
+    assert sent == [[("baohuang:table:1", "2"), ("baohuang:user:7", "9"), ("baohuang:game:5", "4")]]
+    wakeups.publish_ticket(ticket_id=3)
+    assert sent[-1] == [("baohuang:ticket:3", "3")]
+
+
+def test_a_batch_that_ends_with_an_exception_still_sends_what_it_held(sent):
+    with pytest.raises(RuntimeError), wakeups.batched():
+        wakeups.publish_table(table_id=1, seq=2)
+        raise RuntimeError("after the commit")
+    assert sent == [[("baohuang:table:1", "2")]]
+
+
+def test_an_empty_batch_sends_nothing(sent):
+    with wakeups.batched():
+        pass
+    assert sent == []
+
+
+def test_without_redis_nothing_is_held_or_sent(sent, settings):
+    settings.REDIS_URL = None
+    with wakeups.batched():
+        wakeups.publish_table(table_id=1, seq=2)
+    assert sent == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_wakes_its_game_and_the_next_players_feed_in_one_send(sent, make_table):
+    setup = make_table(setups=[{"seed": 11}])
+    game_id = setup["game"]
+    view = get_view(setup["clients"][0], game_id)
+    seat = view["to_act"][0]
+    own = get_view(setup["clients"][seat], game_id)
+    sent.clear()
+    response = post_action(setup["clients"][seat], game_id, own["legal_actions"][0], version=own["version"])
+    assert response.status_code == 200, response.json()
+    assert len(sent) == 1, sent
+    channels = [channel for channel, _ in sent[0]]
+    assert f"baohuang:game:{game_id}" in channels
+    assert any(channel.startswith("baohuang:user:") for channel in channels)
