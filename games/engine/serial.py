@@ -63,12 +63,49 @@ def _decode_table(data) -> TablePlay | None:
     return TablePlay(data[0], _uncards(data[1]), tuple(data[2]), data[3]) if data else None
 
 
+def _encode_entry(seat: int, action: Action) -> list:
+    return [seat, [str(action.type), _cards(action.cards), action.card]]
+
+
+# Recently encoded logs, by the identity of their last entry (kept alive here, so the id is not
+# reused): a move appends a few entries to the log of the state it was applied to, sharing the
+# entries, so its encoding is that log's and the new ones. A deal's log reaches 300 entries and
+# encoding it whole on every move was a twentieth of the move's CPU. Cleared whole when full; a
+# miss only encodes the whole log again.
+_ENCODED_LOGS_MAX = 128
+_APPENDED_MAX = 8  # entries a change appends and still finds its predecessor's encoding
+_encoded_logs: dict[int, tuple[tuple, list]] = {}
+
+
 def _encode_log(log) -> list:
-    return [[seat, [str(a.type), _cards(a.cards), a.card]] for seat, a in log]
+    count = len(log)
+    encoded = None
+    for known in range(count, max(count - _APPENDED_MAX, 1) - 1, -1):
+        hit = _encoded_logs.get(id(log[known - 1]))
+        # The same entry object ends a known log of this length: that log is this one's prefix
+        # (checked; element by element it is an identity test when they share entries).
+        if hit is not None and len(hit[0]) == known and log[:known] == hit[0]:
+            encoded = hit[1] + [_encode_entry(seat, a) for seat, a in log[known:]]
+            break
+    if encoded is None:
+        encoded = [_encode_entry(seat, a) for seat, a in log]
+    _remember_encoded(log, encoded)
+    return list(encoded)
+
+
+def _remember_encoded(log: tuple, encoded: list) -> None:
+    if log:
+        if len(_encoded_logs) >= _ENCODED_LOGS_MAX:
+            _encoded_logs.clear()
+        _encoded_logs[id(log[-1])] = (tuple(log), encoded)
 
 
 def _decode_log(data) -> tuple:
-    return tuple((seat, Action(a[0], _uncards(a[1]), a[2])) for seat, a in data)
+    log = tuple((seat, Action(a[0], _uncards(a[1]), a[2])) for seat, a in data)
+    # The stored list is this log's encoding: the state's next save (in another web worker than
+    # the last move's, most often) encodes only what it appends.
+    _remember_encoded(log, list(data))
+    return log
 
 
 _HAND_LISTS = ((lambda hands: [_cards(h) for h in hands]), (lambda data: tuple(_uncards(h) for h in data)))
