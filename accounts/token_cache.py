@@ -14,7 +14,8 @@ that ends by time (a cached active ban makes the permission re-read the sanction
 permissions.py), the sliding expiry and last-use writes (due ones bypass the cache).
 
 Only a cache that every process shares may hold these (Redis); the default is therefore off
-without REDIS_URL (config/settings/base.py).
+without REDIS_URL (config/settings/base.py). In front of it, each process keeps a short memo that
+every forget reaches over Redis too (accounts/token_memo.py).
 """
 
 import random
@@ -24,6 +25,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from accounts import token_memo
+
 _PREFIX = "authtoken:"
 
 
@@ -32,10 +35,17 @@ def _enabled() -> bool:
 
 
 def cached(*, key_hash: str):
-    """The token remembered under this hash (its user loaded, `user.active_ban_id` set), or None."""
+    """The token remembered under this hash (its user loaded, `user.active_ban_id` set), or None:
+    from this process's memo (accounts/token_memo.py) if it holds it, else from the shared cache."""
     if not _enabled():
         return None
-    return cache.get(_PREFIX + key_hash)
+    token = token_memo.recall(key_hash)
+    if token is None:
+        since = token_memo.generation()
+        token = cache.get(_PREFIX + key_hash)
+        if token is not None:
+            token_memo.keep(key_hash, token, since=since)
+    return token
 
 
 def remember(token) -> None:
@@ -48,11 +58,18 @@ def forget(key_hashes: Iterable[str]) -> None:
     """Forget these tokens now and once the current transaction commits."""
     if not _enabled():
         return
-    keys = [_PREFIX + key_hash for key_hash in key_hashes]
-    if not keys:
+    key_hashes = list(key_hashes)
+    if not key_hashes:
         return
+    keys = [_PREFIX + key_hash for key_hash in key_hashes]
     cache.delete_many(keys)
-    transaction.on_commit(lambda: cache.delete_many(keys))
+    token_memo.forget_everywhere(key_hashes)
+
+    def again() -> None:
+        cache.delete_many(keys)
+        token_memo.forget_everywhere(key_hashes)
+
+    transaction.on_commit(again)
 
 
 def forget_user(*, user_id: int) -> None:

@@ -259,6 +259,9 @@ else:
 AUTH_TOKEN_CACHE_SECONDS = int(
     os.environ.get("AUTH_TOKEN_CACHE_SECONDS", "300" if os.environ.get("REDIS_URL") else "0")
 )
+# And this long in each process's memo of that cache (accounts/token_memo.py), which every process
+# tells to forget a token over Redis the moment it is revoked; 0 turns the memo off.
+AUTH_TOKEN_MEMO_SECONDS = float(os.environ.get("AUTH_TOKEN_MEMO_SECONDS", "30"))
 
 # Account safety (docs/moderation.md).
 TOKEN_TTL_DAYS = float(os.environ.get("TOKEN_TTL_DAYS", "30"))
