@@ -277,6 +277,7 @@ def main() -> None:
             for name, work in phases.items():
                 if name == "moves":
                     spares_fill()
+                print(f"phase {name} starts", file=sys.stderr, flush=True)
                 before = process_cpu(server.pid)
                 results[name].append(run_clients(args.clients, work))
                 cpu[name] += process_cpu(server.pid) - before
