@@ -7,6 +7,7 @@ switches it needs, so one rule machine plays every regional system.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .cards import build_deck, rank_value
 
@@ -105,7 +106,22 @@ def _check_options(name: str, options: dict) -> dict:
 
 
 def preset(name: str, **options) -> RuleSet:
-    """The named preset with its table options (RULES §6); unknown names or options raise ValueError."""
+    """The named preset with its table options (RULES §6); unknown names or options raise ValueError.
+
+    Built once per name and options (a RuleSet is immutable): every state read from storage asks
+    for its rules, and building a deck each time was a third of reading a state."""
+    try:
+        return _preset_cached(name, tuple(sorted(options.items())))
+    except TypeError:  # an unhashable option value: refused below, uncached
+        return _preset_build(name, **options)
+
+
+@lru_cache(maxsize=256)
+def _preset_cached(name: str, options: tuple) -> RuleSet:
+    return _preset_build(name, **dict(options))
+
+
+def _preset_build(name: str, **options) -> RuleSet:
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}")
     opts = _check_options(name, options)

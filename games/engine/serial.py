@@ -100,8 +100,25 @@ def _remember_encoded(log: tuple, encoded: list) -> None:
         _encoded_logs[id(log[-1])] = (tuple(log), encoded)
 
 
+# Decoded actions by their stored form, shared (an Action is immutable): a state read in another
+# web worker than the one that saved it (most moves, with several) decodes its whole log again, and
+# building 300 frozen dataclasses was most of reading a state. Emptied whole when full.
+_DECODED_ACTIONS_MAX = 50_000
+_decoded_actions: dict[tuple, Action] = {}
+
+
+def _decode_action(stored) -> Action:
+    key = (stored[0], stored[1], stored[2])
+    action = _decoded_actions.get(key)
+    if action is None:
+        if len(_decoded_actions) >= _DECODED_ACTIONS_MAX:
+            _decoded_actions.clear()
+        action = _decoded_actions[key] = Action(stored[0], _uncards(stored[1]), stored[2])
+    return action
+
+
 def _decode_log(data) -> tuple:
-    log = tuple((seat, Action(a[0], _uncards(a[1]), a[2])) for seat, a in data)
+    log = tuple((seat, _decode_action(a)) for seat, a in data)
     # The stored list is this log's encoding: the state's next save (in another web worker than
     # the last move's, most often) encodes only what it appends.
     _remember_encoded(log, list(data))

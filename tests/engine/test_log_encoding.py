@@ -77,3 +77,26 @@ def test_the_memory_of_encoded_logs_stays_bounded():
         for state in _random_states(seed)[::3]:
             serial.to_json(state)
             assert len(serial._encoded_logs) <= serial._ENCODED_LOGS_MAX
+
+
+def test_a_decoded_log_shares_equal_actions_and_round_trips():
+    states = _random_states(7)
+    stored = serial.to_json(states[-1])
+    first, second = serial.from_json(stored), serial.from_json(stored)
+    assert first.log == states[-1].log == second.log
+    # The same stored action decodes to one shared (immutable) object.
+    assert all(a is b for (_, a), (_, b) in zip(first.log, second.log, strict=True))
+
+
+def test_presets_are_built_once_per_name_and_options_and_bad_options_still_refused():
+    # RULES §6 options: the same preset and options give the one (frozen) rule set.
+    assert engine.preset("lianzhong_simple", qiangdu=True, roasting=False) is engine.preset(
+        "lianzhong_simple", roasting=False, qiangdu=True
+    )
+    assert engine.preset("lianzhong_simple", qiangdu=True) != engine.preset("lianzhong_simple", qiangdu=False)
+    for bad in ({"qiangdu": [True]}, {"qiangdu": "yes"}, {"colour": 1}):
+        try:
+            engine.preset("lianzhong_simple", **bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"{bad} accepted")
