@@ -9,6 +9,7 @@ his new entry (config/wakeups.py).
 """
 
 import functools
+from dataclasses import dataclass
 
 import orjson
 from django.db import connection, transaction
@@ -33,28 +34,84 @@ def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
 
     One statement on PostgreSQL whatever the count (two elsewhere): an upsert numbers every user's
     entry (rows locked in user id order, so two appends to overlapping users cannot deadlock), an
-    insert writes the entries.
+    insert writes the entries. A caller with a statement of its own may carry them in it instead
+    (`feed_append_prepare`).
     """
     if not entries:
         return []
+    prepared = feed_append_prepare(entries)
+    if prepared is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"WITH {prepared.ctes} SELECT {prepared.seqs_sql}", prepared.params)
+            return feed_appended(prepared, cursor.fetchone()[0])
+    user_ids, by_user = _by_user(entries)
+    seqs = _number(user_ids)
+    rows_insert(
+        FeedEvent,
+        [FeedEvent(user_id=u, seq=seqs[u], type=by_user[u][0], data=by_user[u][1]) for u in user_ids],
+    )
+    return _appended(entries, by_user, seqs)
+
+
+@dataclass(frozen=True)
+class PreparedAppend:
+    """Feed entries for a caller's PostgreSQL statement to append: `ctes` go in its WITH list (they
+    number and insert the entries), with `params` in their place; `seqs_sql` is an expression the
+    statement returns (the new seqs, as JSON); `feed_appended` takes it and finishes the append."""
+
+    ctes: str
+    params: list
+    seqs_sql: str
+    entries: list
+    by_user: dict
+
+
+def feed_append_prepare(entries: list[tuple[int, str, dict]]) -> PreparedAppend | None:
+    """`feed_append_many(entries)` as parts of another statement (a move's write carries its
+    `your_turn` entries: a round trip fewer); None when there is nothing to append or the database
+    is not PostgreSQL (then call `feed_append_many`)."""
+    if not entries or connection.vendor != "postgresql":
+        return None
+    user_ids, by_user = _by_user(entries)
+    data_field = FeedEvent._meta.get_field("data")
+    params: list = list(user_ids)
+    for user_id in user_ids:
+        type, data = by_user[user_id]
+        params += [user_id, type, data_field.get_db_prep_save(data, connection)]
+    params.append(timezone.now())
+    return PreparedAppend(
+        ctes=_append_ctes_sql(len(user_ids)),
+        params=params,
+        seqs_sql="(SELECT json_agg(json_build_array(user_id, seq)) FROM feed_appended)",
+        entries=entries,
+        by_user=by_user,
+    )
+
+
+def feed_appended(prepared: PreparedAppend, seqs) -> list[int]:
+    """Finish an append whose statement ran: `seqs` is what its `seqs_sql` gave."""
+    pairs = _json(seqs) or []
+    return _appended(prepared.entries, prepared.by_user, {user_id: seq for user_id, seq in pairs})
+
+
+def _by_user(entries: list[tuple[int, str, dict]]) -> tuple[list[int], dict[int, tuple[str, dict]]]:
     user_ids = sorted({user_id for user_id, _, _ in entries})
     if len(user_ids) != len(entries):
         raise ValueError("one feed entry per user per call")
-    by_user = {user_id: (type, {"type": type, **data}) for user_id, type, data in entries}
-    if connection.vendor == "postgresql":
-        seqs = _number_and_insert(user_ids, by_user)
-    else:
-        seqs = _number(user_ids)
-        rows_insert(
-            FeedEvent,
-            [FeedEvent(user_id=u, seq=seqs[u], type=by_user[u][0], data=by_user[u][1]) for u in user_ids],
-        )
+    return user_ids, {user_id: (type, {"type": type, **data}) for user_id, type, data in entries}
+
+
+def _appended(entries: list, by_user: dict, seqs: dict[int, int]) -> list[int]:
+    """After the entries are written: prune, and wake their users' feeds once the transaction
+    commits; their seqs, in the entries' order."""
+    if set(seqs) != set(by_user):
+        raise RuntimeError(f"feed entries numbered for {sorted(seqs)}, not {sorted(by_user)}")
     for user_id, _, _ in entries:
         seq = seqs[user_id]
         if seq > FEED_KEEP and seq % 50 == 0:
             FeedEvent.objects.filter(user_id=user_id, seq__lte=seq - FEED_KEEP).delete()
     # Each wake-up carries its entry, as `feed_read` gives it: an open stream forwards it unread.
-    pushed = [(u, seqs[u], {**by_user[u][1], "seq": seqs[u]}) for u in user_ids]
+    pushed = [(u, seqs[u], {**by_user[u][1], "seq": seqs[u]}) for u in sorted(by_user)]
     transaction.on_commit(
         lambda: [wakeups.publish_user(user_id=u, seq=q, entry=entry) for u, q, entry in pushed]
     )
@@ -76,23 +133,10 @@ def _number(user_ids: list[int]) -> dict[int, int]:
         return dict(cursor.fetchall())
 
 
-def _number_and_insert(user_ids: list[int], by_user: dict[int, tuple[str, dict]]) -> dict[int, int]:
-    """`_number` and the entries' insert in one PostgreSQL statement (the numbering as a
-    data-modifying WITH whose seqs the insert reads): a move announces its prompts here, and
-    this is one round trip fewer on each."""
-    data_field = FeedEvent._meta.get_field("data")
-    params: list = list(user_ids)
-    for user_id in user_ids:
-        type, data = by_user[user_id]
-        params += [user_id, type, data_field.get_db_prep_save(data, connection)]
-    params.append(timezone.now())
-    with connection.cursor() as cursor:
-        cursor.execute(_number_and_insert_sql(len(user_ids)), params)
-        return dict(cursor.fetchall())
-
-
 @functools.lru_cache(maxsize=8)
-def _number_and_insert_sql(count: int) -> str:
+def _append_ctes_sql(count: int) -> str:
+    """The numbering (an upsert of each user's cursor, in user id order) and the entries' insert,
+    as data-modifying WITH items; `feed_appended` lists the new (user_id, seq) pairs."""
     quote = connection.ops.quote_name
     cursors, events = quote(FeedCursor._meta.db_table), quote(FeedEvent._meta.db_table)
     columns = {f.name: quote(f.column) for f in FeedEvent._meta.concrete_fields if not f.primary_key}
@@ -101,15 +145,15 @@ def _number_and_insert_sql(count: int) -> str:
     numbering = ", ".join(["(%s, 1)"] * count)
     values = ", ".join(["(%s::bigint, %s::varchar, %s::jsonb)"] * count)
     return (
-        f"WITH numbered AS (INSERT INTO {cursors} (user_id, last_seq) VALUES {numbering} "
+        f"feed_numbered AS (INSERT INTO {cursors} (user_id, last_seq) VALUES {numbering} "
         f"ON CONFLICT (user_id) DO UPDATE SET last_seq = {cursors}.last_seq + 1 "
         "RETURNING user_id, last_seq), "
-        f"entries (user_id, type, data) AS (VALUES {values}) "
-        f"INSERT INTO {events} ({columns['user']}, {columns['seq']}, {columns['type']}, {columns['data']}, "
-        f"{columns['created_at']}) "
+        f"feed_entries (user_id, type, data) AS (VALUES {values}), "
+        f"feed_appended (user_id, seq) AS (INSERT INTO {events} ({columns['user']}, {columns['seq']}, "
+        f"{columns['type']}, {columns['data']}, {columns['created_at']}) "
         "SELECT e.user_id, n.last_seq, e.type, e.data, %s "
-        "FROM entries e JOIN numbered n ON n.user_id = e.user_id "
-        f"RETURNING {columns['user']}, {columns['seq']}"
+        "FROM feed_entries e JOIN feed_numbered n ON n.user_id = e.user_id "
+        f"RETURNING {columns['user']}, {columns['seq']})"
     )
 
 

@@ -103,13 +103,17 @@ def event_rows(*, game: Game, events: list[dict], action: list | None = None) ->
     return rows
 
 
-def events_append(*, game: Game, rows: list[Event], then_update: tuple[str, ...] = ()) -> None:
+def events_append(
+    *, game: Game, rows: list[Event], then_update: tuple[str, ...] = (), feed: list | None = None
+) -> None:
     """Insert new event rows of the locked `game` (from `event_rows`), and keep them for the wake-up
     its commit publishes (`committed`): the log's open streams forward them from there. With
-    `then_update`, also save those fields of the game (in the same statement where possible)."""
+    `then_update`, also save those fields of the game, and append the `feed` entries
+    (`feed_append_many`), in the same statement where possible."""
     if then_update:
-        writes.events_insert_and_game_update(rows, game, then_update)
+        writes.events_insert_and_game_update(rows, game, then_update, feed or ())
     else:
+        feed_append_many(feed or [])
         writes.events_insert(rows)
     game.__dict__.setdefault("_appended_events", []).extend(rows)
 
@@ -147,28 +151,36 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
 
 def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
     game.state = engine.to_json(state)
-    events_append(game=game, rows=rows, then_update=("state", "version", "deadline", "last_seq"))
+    finished = state.phase in FINISHED_PHASES
+    # The new prompt's `your_turn` entries go in the same statement as the events and the game.
+    announced = not finished and not same_prompt(before=before, after=state)
+    prompts = prompt_entries(game=game, state=state) if announced else []
+    events_append(
+        game=game, rows=rows, then_update=("state", "version", "deadline", "last_seq"), feed=prompts
+    )
     selectors.game_state_remember(game=game, state=state)
-    if state.phase in FINISHED_PHASES:
+    if finished:
         deal_finish(game=game, state=state)
-    elif not same_prompt(before=before, after=state):
-        prompts_announce(game=game, state=state)
+
+
+def prompt_entries(*, game: Game, state: Any) -> list[tuple[int, str, dict]]:
+    """A `your_turn` entry for the feed of each player a new prompt asks to act (CONTRACT §5). Not
+    for bots, seats on trustee (they act at once) or players who left; not for the rest of a window
+    that one seat has just answered (the others' prompt is the same one: see `_persist`)."""
+    deadline = game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None
+    turn = {"game": game.pk, "version": game.version, "deadline": deadline}
+    return [
+        (game.seat_user_ids[seat], "your_turn", turn)
+        for seat in engine.to_act(state)
+        if game.seat_user_ids[seat] is not None
+        and not (game.bots[seat] or game.trustee[seat] or game.left[seat])
+    ]
 
 
 def prompts_announce(*, game: Game, state: Any) -> None:
-    """A `your_turn` entry in the feed of each player a new prompt asks to act (CONTRACT §5). Not for
-    bots, seats on trustee (they act at once) or players who left; not for the rest of a window that
-    one seat has just answered (the others' prompt is the same one)."""
-    deadline = game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None
-    turn = {"game": game.pk, "version": game.version, "deadline": deadline}
-    feed_append_many(
-        [
-            (game.seat_user_ids[seat], "your_turn", turn)
-            for seat in engine.to_act(state)
-            if game.seat_user_ids[seat] is not None
-            and not (game.bots[seat] or game.trustee[seat] or game.left[seat])
-        ]
-    )
+    """Append the `your_turn` entries of the prompt `state` makes (a deal's first, which no move
+    made)."""
+    feed_append_many(prompt_entries(game=game, state=state))
 
 
 def action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:

@@ -1,5 +1,5 @@
-"""The move path's two writes, as hand-written statements: append event rows, update the game row
-(on PostgreSQL, both in one statement).
+"""The move path's writes, as hand-written statements: append event rows, update the game row, and
+append the `your_turn` entries the move announces (on PostgreSQL, all in one statement).
 
 Every action of every actor (player, timer, trustee, bot) makes exactly these writes, and the ORM
 built both statements anew each time: with the lock's SELECT, most of a move's CPU outside the engine
@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from django.db import connection
 
+from accounts.feed import feed_append_many, feed_append_prepare, feed_appended
 from config.sql_insert import insert_statement, rows_insert
 from games.models import Event, Game
 
@@ -43,15 +44,28 @@ def game_update(game: Game, names: tuple[str, ...]) -> None:
         cursor.execute(sql, params)
 
 
-def events_insert_and_game_update(rows: list[Event], game: Game, names: tuple[str, ...]) -> None:
-    """`events_insert(rows)` then `game_update(game, names)`, in one statement on PostgreSQL (the
-    insert as a data-modifying WITH, which runs to completion whether or not it is read): a round
-    trip and a statement fewer on every move."""
+def events_insert_and_game_update(
+    rows: list[Event], game: Game, names: tuple[str, ...], feed: list[tuple[int, str, dict]] = ()
+) -> None:
+    """`events_insert(rows)`, `game_update(game, names)` and `feed_append_many(feed)`, in one
+    statement on PostgreSQL (the inserts as data-modifying WITH items, which run to completion
+    whether or not they are read): two round trips and two statements fewer on every move."""
+    prepared = feed_append_prepare(list(feed)) if feed else None
     if connection.vendor != "postgresql" or not rows:
         events_insert(rows)
         game_update(game, names)
+        feed_append_many(list(feed))
         return
     insert_sql, insert_params = insert_statement(Event, rows)
     update_sql, update_params = _game_update_statement(game, names)
+    if prepared is None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", [*insert_params, *update_params])
+        return
     with connection.cursor() as cursor:
-        cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", [*insert_params, *update_params])
+        cursor.execute(
+            f"WITH appended AS ({insert_sql}), {prepared.ctes} {update_sql} RETURNING {prepared.seqs_sql}",
+            [*insert_params, *prepared.params, *update_params],
+        )
+        seqs = cursor.fetchone()[0]
+    feed_appended(prepared, seqs)

@@ -77,3 +77,48 @@ def test_one_move_is_a_handful_of_queries(make_table, django_assert_max_num_quer
             key="cheap",
         )
     assert response.status_code == 200
+
+
+def test_a_move_writes_its_events_game_and_your_turn_in_one_statement(make_table):
+    """On PostgreSQL the move's events, the game row and the prompted players' `your_turn` entries
+    (CONTRACT §5 "Your feed") are one statement; each entry is numbered after its feed's last one."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.feed import feed_append, feed_read
+    from accounts.models import FeedEvent
+    from tests.api.playing import prompted_seats
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement write is PostgreSQL's")
+    setup = make_table(setups=[{"seed": 21}])
+    game_id = setup["game"]
+    rng = random.Random(21)
+    for _ in range(60):  # to the play phase
+        public = get_view(setup["clients"][0], game_id)
+        for seat in prompted_seats(public):
+            own = get_view(setup["clients"][seat], game_id)
+            if own.get("legal_actions"):
+                break
+        if public["phase"] == "play":
+            break
+        post_action(setup["clients"][seat], game_id, rng.choice(own["legal_actions"]), version=own["version"])
+    assert public["phase"] == "play"
+    users = setup["users"]
+    for user in users:  # every feed already has entries: the new ones are numbered after them
+        feed_append(user_id=user.pk, type="sanction", data={"note": "an entry before"})
+    last = {user.pk: feed_read(user_id=user.pk, after=0)["last_seq"] for user in users}
+    with CaptureQueriesContext(connection) as queries:
+        response = post_action(
+            setup["clients"][seat], game_id, own["legal_actions"][0], version=own["version"]
+        )
+    assert response.status_code == 200, response.json()
+    writes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(("WITH", "INSERT", "UPDATE"))]
+    assert len(writes) == 1, writes
+    assert "feed_appended" in writes[0] and "games_event" in writes[0]
+    announced = FeedEvent.objects.filter(
+        type="your_turn", data__game=game_id, data__version=response.json()["version"]
+    )
+    assert announced.exists()
+    for entry in announced:
+        assert entry.seq == last[entry.user_id] + 1
