@@ -1,6 +1,7 @@
 """accounts/token_memo.py: each process's memo of the token cache answers only while it hears the
 forgets of every process, and forgets a token the moment any process revokes it."""
 
+import os
 import time
 
 import pytest
@@ -112,7 +113,7 @@ def test_a_lost_connection_empties_the_memo_and_it_answers_again_once_resubscrib
     assert token_memo.recall(key_hash) is not None
     killed = 0
     for client in memo_on.client_list():
-        if client.get("name", "").startswith("token-memo-"):
+        if client.get("name") == f"token-memo-{os.getpid()}":  # this process's, not another test run's
             killed += memo_on.client_kill_filter(_id=client["id"])
     assert killed
     assert _eventually(lambda: not token_memo._live, 3.0)
