@@ -94,6 +94,15 @@ def batched():
             _send(messages)
 
 
+def send_held() -> None:
+    """Send what the open `batched` block holds now, and go on holding what comes after: the
+    wake-ups of a commit go out before its slower after-commit work (Celery tasks to schedule)."""
+    messages = getattr(_batch, "messages", None)
+    if messages:
+        _batch.messages = []
+        _send(messages)
+
+
 def _publish(channel: str, value: int | bytes) -> None:
     if not settings.REDIS_URL:
         return

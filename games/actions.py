@@ -327,6 +327,8 @@ def _run_after_commit(change: Committed) -> None:
 
     entries = list(change.log_entries) if change.log_entries is not None else None
     wakeups.publish(game_id=change.game_id, version=change.version, after=change.log_after, entries=entries)
+    # With the feed's (its hooks ran first), before the tasks below: followers wait on these.
+    wakeups.send_held()
     if change.rate:
         tasks.game_ratings_schedule(game_id=change.game_id)
     if not change.running:

@@ -68,3 +68,44 @@ def test_a_move_wakes_its_game_and_the_next_players_feed_in_one_send(sent, make_
     channels = [channel for channel, _ in sent[0]]
     assert f"baohuang:game:{game_id}" in channels
     assert any(channel.startswith("baohuang:user:") for channel in channels)
+
+
+def test_what_a_batch_holds_can_be_sent_early_and_it_goes_on_holding(sent):
+    with wakeups.batched():
+        wakeups.publish_table(table_id=1, seq=2)
+        wakeups.send_held()
+        assert sent == [[("baohuang:table:1", "2")]]
+        wakeups.publish_ticket(ticket_id=3)
+        assert len(sent) == 1
+    assert sent == [[("baohuang:table:1", "2")], [("baohuang:ticket:3", "3")]]
+    wakeups.send_held()  # outside a batch: nothing held, nothing sent
+    assert len(sent) == 2
+
+
+def test_a_changes_wake_ups_leave_before_its_tasks_are_sent(sent, monkeypatch):
+    """games/actions.py: after a commit, the held wake-ups (the feed's hooks ran first) go out
+    before the deadline and bot tasks are sent to the broker, which may be slow."""
+    from django.utils import timezone
+
+    from games import actions, tasks
+
+    order: list[str] = []
+    monkeypatch.setattr(wakeups, "_send", lambda messages: order.append(f"wake-ups {len(messages)}"))
+    monkeypatch.setattr(tasks, "game_timer_schedule", lambda **kw: order.append("timer"))
+    monkeypatch.setattr(tasks, "game_bot_schedule", lambda **kw: order.append("bot"))
+    change = actions.Committed(
+        game_id=5,
+        version=8,
+        running=True,
+        deadline=None,
+        autoplay_pending=False,
+        bot_seats=(2,),
+        rate=False,
+        timer_at=timezone.now(),
+        log_after=7,
+        log_entries=({"seq": 8},),
+    )
+    with wakeups.batched():
+        wakeups.publish_user(user_id=3, seq=4)  # the feed's hook, registered first
+        actions._run_after_commit(change)
+    assert order == ["wake-ups 2", "bot", "timer"]
