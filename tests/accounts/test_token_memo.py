@@ -44,6 +44,18 @@ def _token_queries(client, path="/api/v1/me") -> int:
     return sum('"accounts_authtoken"' in q["sql"] and q["sql"].startswith("SELECT") for q in queries)
 
 
+def _memoized(make_user, make_client) -> tuple[str, str]:
+    """A new user's token, used twice (looked up, then answered from the shared cache and kept in
+    the memo); returns it and its hash."""
+    _, token = make_user()
+    client = make_client(token)
+    _token_queries(client)
+    _token_queries(client)
+    key_hash = AuthToken.hash_key(token)
+    assert key_hash in token_memo._memo
+    return token, key_hash
+
+
 def test_a_token_used_again_is_answered_from_the_memo(memo_on, make_user, make_client):
     _, token = make_user()
     client = make_client(token)
@@ -59,20 +71,14 @@ def test_a_token_used_again_is_answered_from_the_memo(memo_on, make_user, make_c
 
 
 def test_each_answer_is_a_fresh_object(memo_on, make_user, make_client):
-    _, token = make_user()
-    _token_queries(make_client(token))
-    _token_queries(make_client(token))
-    key_hash = AuthToken.hash_key(token)
+    _, key_hash = _memoized(make_user, make_client)
     first = token_memo.recall(key_hash)
     first.user.username = "changed-in-one-request"
     assert token_memo.recall(key_hash).user.username != "changed-in-one-request"
 
 
 def test_a_forget_published_by_another_process_reaches_this_memo(memo_on, make_user, make_client):
-    _, token = make_user()
-    _token_queries(make_client(token))
-    _token_queries(make_client(token))
-    key_hash = AuthToken.hash_key(token)
+    _, key_hash = _memoized(make_user, make_client)
     assert key_hash in token_memo._memo
     memo_on.publish(token_memo.FORGET_CHANNEL, f"{'0' * 64} {key_hash}")  # as another process would
     assert _eventually(lambda: key_hash not in token_memo._memo, 2.0)
@@ -89,10 +95,7 @@ def test_signing_out_stops_the_token_at_once_with_the_memo_on(memo_on, make_user
 
 
 def test_a_lookup_that_a_forget_overtook_does_not_keep_its_answer(memo_on, make_user, make_client):
-    _, token = make_user()
-    _token_queries(make_client(token))
-    _token_queries(make_client(token))
-    key_hash = AuthToken.hash_key(token)
+    _, key_hash = _memoized(make_user, make_client)
     looked_up = token_memo.recall(key_hash)
     token_memo._memo.clear()
     since = token_memo.generation()
@@ -106,10 +109,7 @@ def test_a_lookup_that_a_forget_overtook_does_not_keep_its_answer(memo_on, make_
 def test_a_lost_connection_empties_the_memo_and_it_answers_again_once_resubscribed(
     memo_on, make_user, make_client
 ):
-    _, token = make_user()
-    _token_queries(make_client(token))
-    _token_queries(make_client(token))
-    key_hash = AuthToken.hash_key(token)
+    _, key_hash = _memoized(make_user, make_client)
     assert token_memo.recall(key_hash) is not None
     killed = 0
     for client in memo_on.client_list():
@@ -122,9 +122,7 @@ def test_a_lost_connection_empties_the_memo_and_it_answers_again_once_resubscrib
 
 
 def test_a_forked_process_starts_without_its_parents_memo(memo_on, make_user, make_client):
-    _, token = make_user()
-    _token_queries(make_client(token))
-    _token_queries(make_client(token))
+    _memoized(make_user, make_client)
     assert token_memo._memo
     token_memo._listener_pid = -1  # as if this were a child forked after the parent's lookups
     assert not token_memo.answering()
