@@ -431,6 +431,12 @@ class Waiter:
             await _hub().unsubscribe(self.channel, self._woken)
             self._woken = None
 
+    @property
+    def polling(self) -> bool:
+        """No subscription (no Redis, or it failed): a wait ends after one poll interval with no
+        word of whether anything changed, so the caller must read."""
+        return self._woken is None
+
     async def wait(self, timeout: float) -> bool:
         """Wait for a wake-up; True if one came (something was published on the channel), False
         after `timeout`, (without Redis) after one poll interval, or as soon as the process is told

@@ -172,8 +172,9 @@ async def _follow(
             if carried is not None and not due:
                 pushed, after = carried
                 pending = [entry for entry in pushed if log.visible(entry)]
-            elif not woke and not due:
+            elif not woke and not due and not waiter.polling:
                 pending = []  # quiet, and no check due: nothing to read
+            # (A polling waiter's quiet says nothing: without Redis every poll interval reads.)
             # else: read (and check when due); the read covers whatever was pushed meanwhile.
             now = time.monotonic()
             if now - written >= settings.EVENTS_SSE_KEEPALIVE:

@@ -87,6 +87,39 @@ def test_an_action_is_pushed_to_an_open_stream(make_table, settings):
     assert sse.parse(pushed) == after[: len(sse.parse(pushed))] and sse.parse(pushed)
 
 
+def test_without_redis_a_waiting_stream_reads_every_poll_interval(make_table, settings):
+    """No Redis (the embedded default): a stream that has read its log and is waiting gets the next
+    move within a poll interval, not at its next minute's check."""
+    settings.REDIS_URL = None
+    settings.EVENTS_POLL_INTERVAL = 0.05
+    settings.EVENTS_SSE_CHECK_SECONDS = 60
+    settings.EVENTS_SSE_MAX_SECONDS = 20
+    setup = make_table()
+    game_id = setup["game"]
+    watcher = setup["clients"][0]
+    seat = prompted_seats(get_view(watcher, game_id))[0]
+    acting = get_view(setup["clients"][seat], game_id)
+    action = choose(random.Random(4), acting["legal_actions"])
+    before = _log(watcher, game_id)
+    response = watcher.get(
+        f"/api/v1/games/{game_id}/events", HTTP_LAST_EVENT_ID=str(before["last_seq"]), **STREAM
+    )
+
+    async def act():
+        import asyncio
+
+        await asyncio.sleep(0.5)  # the stream has read its log and waits
+        posted = await sync_to_async(post_action)(
+            setup["clients"][seat], game_id, action, version=acting["version"]
+        )
+        assert posted.status_code == 200, posted.content
+
+    texts = async_to_sync(sse.follow_while)(
+        [response], act, done=lambda texts: "data: " in texts[0], timeout=5
+    )
+    assert sse.parse(texts[0]) == _log(watcher, game_id, before["last_seq"])["events"]
+
+
 def test_the_stream_ends_after_the_deals_last_event(make_table, make_user, make_client, settings):
     settings.EVENTS_SSE_MAX_SECONDS = 60
     setup = make_table()
