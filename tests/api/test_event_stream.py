@@ -52,21 +52,28 @@ def test_reconnecting_resumes_after_last_event_id_or_after(make_table, settings)
         assert sse.parse(sse.read_stream(response)) == events[1:]
 
 
+def _waiting_stream(setup, seed: int):
+    """The first client's stream opened after the log's end, and a prompted seat's next move:
+    (response, seat, the seat's view, its action, the log as it stood)."""
+    game_id = setup["game"]
+    watcher = setup["clients"][0]
+    seat = prompted_seats(get_view(watcher, game_id))[0]
+    acting = get_view(setup["clients"][seat], game_id)
+    action = choose(random.Random(seed), acting["legal_actions"])
+    before = _log(watcher, game_id)
+    response = watcher.get(
+        f"/api/v1/games/{game_id}/events", HTTP_LAST_EVENT_ID=str(before["last_seq"]), **STREAM
+    )
+    return response, seat, acting, action, before
+
+
 def test_an_action_is_pushed_to_an_open_stream(make_table, settings):
     """The stream waits after the log's end and sends the next committed event without a new request."""
     settings.EVENTS_SSE_MAX_SECONDS = 20
     settings.EVENTS_POLL_INTERVAL = 0.05
     setup = make_table()
-    game_id = setup["game"]
-    watcher = setup["clients"][0]
-    view = get_view(watcher, game_id)
-    seat = prompted_seats(view)[0]
-    acting = get_view(setup["clients"][seat], game_id)
-    action = choose(random.Random(3), acting["legal_actions"])
-    before = _log(watcher, game_id)
-    response = watcher.get(
-        f"/api/v1/games/{game_id}/events", HTTP_LAST_EVENT_ID=str(before["last_seq"]), **STREAM
-    )
+    game_id, watcher = setup["game"], setup["clients"][0]
+    response, seat, acting, action, before = _waiting_stream(setup, 3)
 
     async def follow():
         chunks = aiter(response.streaming_content)
@@ -95,15 +102,8 @@ def test_without_redis_a_waiting_stream_reads_every_poll_interval(make_table, se
     settings.EVENTS_SSE_CHECK_SECONDS = 60
     settings.EVENTS_SSE_MAX_SECONDS = 20
     setup = make_table()
-    game_id = setup["game"]
-    watcher = setup["clients"][0]
-    seat = prompted_seats(get_view(watcher, game_id))[0]
-    acting = get_view(setup["clients"][seat], game_id)
-    action = choose(random.Random(4), acting["legal_actions"])
-    before = _log(watcher, game_id)
-    response = watcher.get(
-        f"/api/v1/games/{game_id}/events", HTTP_LAST_EVENT_ID=str(before["last_seq"]), **STREAM
-    )
+    game_id, watcher = setup["game"], setup["clients"][0]
+    response, seat, acting, action, before = _waiting_stream(setup, 4)
 
     async def act():
         import asyncio
