@@ -119,13 +119,15 @@ def _listener_start() -> None:
 def _listen_forever() -> None:
     pid, pause = os.getpid(), 0.5
     while _listener_pid == pid:
+        started = time.monotonic()
         try:
             _listen()
         except Exception:  # noqa: BLE001 - Redis down or restarted: lookups use the shared cache
             logger.warning("token memo listener lost its connection", exc_info=True)
-        _stop_answering()
+        # (`_listen` stopped the memo answering on its way out.) Back off while Redis keeps
+        # failing; after a connection that lasted, try again soon.
+        pause = 0.5 if time.monotonic() - started > 60 else min(pause * 2, 30.0)
         time.sleep(pause)
-        pause = min(pause * 2, 30.0)
 
 
 def _listen() -> None:
