@@ -82,7 +82,7 @@ def feed_append_prepare(entries: list[tuple[int, str, dict]]) -> PreparedAppend 
     return PreparedAppend(
         ctes=_append_ctes_sql(len(user_ids)),
         params=params,
-        seqs_sql="(SELECT json_agg(json_build_array(user_id, seq)) FROM feed_appended)",
+        seqs_sql="(SELECT json_agg(json_build_array(user_id, seq))::text FROM feed_appended)",
         entries=entries,
         by_user=by_user,
     )

@@ -8,10 +8,10 @@ transaction, so no two transactions can wait for each other.
 from games import rows
 from games.models import Game
 
-# Not needed to apply a move (a deal's end reads its setup once, then Django loads it): left unread
-# rather than decoded from JSON on every move.
-_GAME_UNREAD = frozenset({"setup", "final"})
-_TABLE_UNREAD = frozenset({"setups"})
+# Not needed to apply a move (a deal's end reads what it needs once, then Django loads it): left
+# unread rather than decoded from JSON or parsed from timestamps on every move.
+_GAME_UNREAD = frozenset({"setup", "final", "created_at", "finished_at"})
+_TABLE_UNREAD = frozenset({"setups", "code", "options", "scores", "created_at"})
 
 
 def game_lock(*, game_id: int) -> Game:

@@ -14,6 +14,7 @@ from django.db import connection
 
 from config.api.errors import ApiError, ErrorCode
 from config.json_field import LazyOrjsonField
+from config.sql_cursor import bound_cursor
 from games.models import Game, table_model
 
 
@@ -59,7 +60,7 @@ def _shape(vendor: str, lock: bool, game_unread: frozenset, table_unread: frozen
 def game_with_table(*, game_id: int, lock: bool, game_unread=frozenset(), table_unread=frozenset()) -> Game:
     """The game (locked until the transaction ends if `lock`) with its table attached; 404 if none."""
     shape = _shape(connection.vendor, lock, frozenset(game_unread), frozenset(table_unread))
-    with connection.cursor() as cursor:
+    with bound_cursor() as cursor:
         cursor.execute(shape.sql, [game_id])
         row = cursor.fetchone()
     if row is None:

@@ -14,6 +14,7 @@ from functools import lru_cache
 from django.db import connection
 
 from accounts.feed import feed_append_many, feed_append_prepare, feed_appended
+from config.sql_cursor import bound_cursor
 from config.sql_insert import insert_statement, rows_insert
 from games.models import Event, Game
 
@@ -59,10 +60,10 @@ def events_insert_and_game_update(
     insert_sql, insert_params = insert_statement(Event, rows)
     update_sql, update_params = _game_update_statement(game, names)
     if prepared is None:
-        with connection.cursor() as cursor:
+        with bound_cursor() as cursor:
             cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", [*insert_params, *update_params])
         return
-    with connection.cursor() as cursor:
+    with bound_cursor() as cursor:
         cursor.execute(
             f"WITH appended AS ({insert_sql}), {prepared.ctes} {update_sql} RETURNING {prepared.seqs_sql}",
             [*insert_params, *prepared.params, *update_params],
