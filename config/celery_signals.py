@@ -1,5 +1,5 @@
-"""Celery processes: our logging, the task's ids on every log line, task failures counted, and the
-worker's own metrics endpoint.
+"""Celery processes: our logging, the task's ids on every log line, task failures counted, the
+worker's own metrics endpoint, and database connections kept between tasks.
 
 Connected from config/celery.py, so the worker and beat get them however they are started.
 """
@@ -10,6 +10,7 @@ import os
 
 from celery import signals
 from django.conf import settings
+from django.db import close_old_connections
 
 from config import metrics, request_context
 from config.logs import logging_config
@@ -42,6 +43,33 @@ def _unbind_task(task_id=None, **extra) -> None:
         except ValueError:
             # Set in another context (a pool that runs prerun and postrun apart): just forget it.
             request_context.clear()
+
+
+# Celery's Django fixup closes every database connection before and after each task unless
+# CELERY_DB_REUSE_MAX is set (config/settings/base.py sets it): a turn timer, a trustee chain or a
+# bot's move then began by opening a PostgreSQL connection, the largest single cost of a timeout
+# (docs/scaling.md "Timers"). Django's own rule applies instead, as around a web request: a
+# connection older than CONN_MAX_AGE, or broken, or left in a transaction, is closed.
+WORKER_DB_CONN_MAX_AGE = 600
+
+
+@signals.celeryd_init.connect
+def _keep_database_connections(**extra) -> None:
+    """In the worker's main process, before its pool starts: unless the deployment chose
+    DB_CONN_MAX_AGE, its connections are kept WORKER_DB_CONN_MAX_AGE seconds, checked before each
+    task's first query (a database restarted meanwhile costs a reconnect, not a failed task)."""
+    if "DB_CONN_MAX_AGE" in os.environ:
+        return
+    for database in settings.DATABASES.values():
+        if not database.get("OPTIONS", {}).get("pool"):
+            database["CONN_MAX_AGE"] = WORKER_DB_CONN_MAX_AGE
+            database["CONN_HEALTH_CHECKS"] = True
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _close_old_connections(**extra) -> None:
+    close_old_connections()
 
 
 @signals.task_failure.connect

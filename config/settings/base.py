@@ -211,6 +211,10 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's Django fixup would close every database connection around every task; this keeps it from
+# doing so (it closes them after this many tasks), and config/celery_signals.py applies Django's own
+# CONN_MAX_AGE rule around each task instead.
+CELERY_DB_REUSE_MAX = 10**9
 # Timers (games/timers.py: one deadline task in flight per deal): beat runs the sweep every
 # GAMES_SWEEP_SECONDS; it applies deadlines that passed more than GAMES_SWEEP_GRACE seconds ago,
 # leaving the on-time ones to their task. A task overdue by that much counts as lost and is replaced.

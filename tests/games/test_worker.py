@@ -96,10 +96,23 @@ def _answer(setup, game_id: int, state, seat: int) -> None:
     )
 
 
+def _sessions_opened() -> int:
+    """Connections ever opened to this database (PostgreSQL's statistics: a session is counted at
+    the latest when it ends)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
 def test_a_deal_where_every_seat_times_out_finishes_through_the_worker(make_table, worker):
     setup = _fast_table(make_table, setups=[{"seed": 11}], deals=1)
+    sessions_before = _sessions_opened()
     _restart_clock(setup["game"])
     game = _wait_finished(setup["game"], worker, timeout=40)
+    # The worker's processes kept their connections between tasks (config/celery_signals.py):
+    # Celery's default opened one per task (timeouts, trustee chains, the sweep, matchmaking).
+    tasks_run = worker.log_path.read_text(errors="replace").count(" succeeded in ")
+    assert _sessions_opened() - sessions_before <= 6 < tasks_run
     assert game.status in (GameStatus.OVER, GameStatus.VOID)
     _assert_consistent(game)
     if game.status == GameStatus.OVER:
