@@ -56,20 +56,24 @@ WORKER_DB_CONN_MAX_AGE = 600
 @signals.celeryd_init.connect
 def _keep_database_connections(**extra) -> None:
     """In the worker's main process, before its pool starts: unless the deployment chose
-    DB_CONN_MAX_AGE, its connections are kept WORKER_DB_CONN_MAX_AGE seconds, checked before each
-    task's first query (a database restarted meanwhile costs a reconnect, not a failed task)."""
-    if "DB_CONN_MAX_AGE" in os.environ:
-        return
+    DB_CONN_MAX_AGE, its connections are kept WORKER_DB_CONN_MAX_AGE seconds; a kept connection is
+    checked before each task's first query (a database restarted meanwhile costs a reconnect, not a
+    failed task)."""
     for database in settings.DATABASES.values():
-        if not database.get("OPTIONS", {}).get("pool"):
+        if database.get("OPTIONS", {}).get("pool"):
+            continue  # a pool checks its connections itself
+        if "DB_CONN_MAX_AGE" not in os.environ:
             database["CONN_MAX_AGE"] = WORKER_DB_CONN_MAX_AGE
-            database["CONN_HEALTH_CHECKS"] = True
+        database["CONN_HEALTH_CHECKS"] = True
 
 
 @signals.task_prerun.connect
 @signals.task_postrun.connect
-def _close_old_connections(**extra) -> None:
-    close_old_connections()
+def _close_old_connections(task=None, **extra) -> None:
+    # Not around a task run in the caller's own process (`apply()`, eager mode): the caller's
+    # connection, perhaps in a transaction, is not the task's to close (as Celery's fixup does).
+    if not getattr(getattr(task, "request", None), "is_eager", False):
+        close_old_connections()
 
 
 @signals.task_failure.connect

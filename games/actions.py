@@ -111,10 +111,11 @@ def events_append(
     `then_update`, also save those fields of the game, and append the `feed` entries
     (`feed_append_many`), in the same statement where possible."""
     if then_update:
-        writes.events_insert_and_game_update(rows, game, then_update, feed or ())
+        written, names = writes.take_deferred(game, rows, then_update)
+        writes.events_insert_and_game_update(written, game, names, feed or ())
     else:
         feed_append_many(feed or [])
-        writes.events_insert(rows)
+        writes.events_insert_or_defer(game, rows)
     game.__dict__.setdefault("_appended_events", []).extend(rows)
 
 
@@ -235,7 +236,7 @@ def trustee_switch(*, game: Game, seat: int, on: bool, locked: bool = False) -> 
             game.trustee_entries[seat] += 1
         event = {"type": "trustee", "seat": seat, "on": on}
         events_append(game=game, rows=event_rows(game=game, events=[event]))
-    game.save(update_fields=["trustee", "trustee_entries", "last_seq"])
+    writes.game_fields_save(game, ("trustee", "trustee_entries", "last_seq"))
 
 
 def trustee_is_locked(*, game: Game, seat: int) -> bool:

@@ -24,7 +24,7 @@ from accounts.feed import feed_append_many
 from accounts.models import RatingChange
 from config import metrics, wakeups
 from config.api.errors import ApiError, ErrorCode
-from games import actions, engine, selectors, timers
+from games import actions, engine, selectors, timers, writes
 from games.lock_objects import game_lock
 from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
 
@@ -205,8 +205,10 @@ def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
         if game.trustee[seat] != on:
             if not on and actions.trustee_is_locked(game=game, seat=seat):
                 raise ApiError(ErrorCode.TRUSTEE_LOCKED, "This seat entered trustee more than three times.")
-            actions.trustee_switch(game=game, seat=seat, on=on)
-        _autoplay_and_commit(game=game)
+        with writes.deferred(game):  # the switch goes with the trustee's first action, if any
+            if game.trustee[seat] != on:
+                actions.trustee_switch(game=game, seat=seat, on=on)
+            _autoplay_and_commit(game=game)
         view = selectors.game_view_for_seat(game=game, seat=seat)
     return view
 
@@ -267,17 +269,18 @@ def game_timer_fire(*, game_id: int, at: str) -> bool:
             return False
         if game.timer_at is None or timers.timer_token(game.timer_at) != at:
             return False  # replaced, or a second delivery of a task that already ran
-        timers.timer_set(game=game, at=None)
-        if game.status != GameStatus.RUNNING or game.deadline is None:
-            return False
-        if game.deadline > timezone.now():
-            # The deadline moved on since this task was sent (or the broker was early): wait again.
-            from games import tasks  # the tasks wrap these services
+        with writes.deferred(game):  # the timeout's writes in as few statements as may be
+            timers.timer_set(game=game, at=None)
+            if game.status != GameStatus.RUNNING or game.deadline is None:
+                return False
+            if game.deadline > timezone.now():
+                # The deadline moved on since this task was sent (or the broker was early): wait again.
+                from games import tasks  # the tasks wrap these services
 
-            again = timers.timer_arm(game=game)
-            transaction.on_commit(lambda: tasks.game_timer_schedule(game_id=game.pk, at=again))
-            return False
-        return _deadline_expire_locked(game=game)
+                again = timers.timer_arm(game=game)
+                transaction.on_commit(lambda: tasks.game_timer_schedule(game_id=game.pk, at=again))
+                return False
+            return _deadline_expire_locked(game=game)
 
 
 def game_deadline_expire(*, game_id: int, version: int) -> bool:
@@ -291,12 +294,13 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
             return False
         if game.status != GameStatus.RUNNING or game.version != version or game.deadline is None:
             return False
-        if game.deadline > timezone.now():
-            # Early (a clock ahead of ours, or a broker that delivered before the ETA): make sure a
-            # task is due at the deadline rather than leave it to the sweep.
-            actions.after_commit(actions.committed(game=game, state=selectors.game_state(game=game)))
-            return False
-        return _deadline_expire_locked(game=game)
+        with writes.deferred(game):
+            if game.deadline > timezone.now():
+                # Early (a clock ahead of ours, or a broker that delivered before the ETA): make sure
+                # a task is due at the deadline rather than leave it to the sweep.
+                actions.after_commit(actions.committed(game=game, state=selectors.game_state(game=game)))
+                return False
+            return _deadline_expire_locked(game=game)
 
 
 def _deadline_expire_locked(*, game: Game) -> bool:

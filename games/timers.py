@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from games import writes
 from games.models import Game, GameStatus
 
 
@@ -32,7 +33,7 @@ def timer_arm(*, game: Game) -> datetime | None:
 
 def timer_set(*, game: Game, at: datetime | None) -> None:
     game.timer_at = at
-    Game.objects.filter(pk=game.pk).update(timer_at=at)
+    writes.game_fields_save(game, ("timer_at",))
 
 
 def timer_token(at: datetime) -> str:

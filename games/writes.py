@@ -70,3 +70,71 @@ def events_insert_and_game_update(
         )
         seqs = cursor.fetchone()[0]
     feed_appended(prepared, seqs)
+
+
+class _Deferred:
+    __slots__ = ("rows", "fields")
+
+    def __init__(self) -> None:
+        self.rows: list[Event] = []
+        self.fields: set[str] = set()
+
+
+_DEFERRED = "_deferred_writes"
+
+
+class deferred:
+    """Inside `with deferred(game):`, event rows appended without an update of the game
+    (`events_append_or_defer`) and game fields saved (`game_fields_save`) wait, and go with the next
+    combined write (`take_deferred`) or, on leaving the block without an error, in one statement.
+
+    A timeout put each seat on trustee with an insert and an update, cleared and re-armed the timer
+    with two more, then wrote the trustee's action: five statements on the way to its wake-up, now
+    one, and the timer's re-arming one after it (docs/scaling.md "Timers"). An error leaves the
+    writes unmade: the transaction is rolled back anyway."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def __enter__(self) -> None:
+        if _DEFERRED in self.game.__dict__:
+            raise RuntimeError("writes of this game are already deferred")
+        self.game.__dict__[_DEFERRED] = _Deferred()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        pending = self.game.__dict__.pop(_DEFERRED)
+        if exc_type is None and (pending.rows or pending.fields):
+            events_insert_and_game_update(pending.rows, self.game, tuple(sorted(pending.fields)))
+
+
+def _pending(game: Game) -> _Deferred | None:
+    return game.__dict__.get(_DEFERRED)
+
+
+def game_fields_save(game: Game, names: tuple[str, ...]) -> None:
+    """Save these fields of the locked `game` now, or with its deferred writes."""
+    pending = _pending(game)
+    if pending is None:
+        game_update(game, names)
+    else:
+        pending.fields.update(names)
+
+
+def events_insert_or_defer(game: Game, rows: list[Event]) -> None:
+    """Insert these new event rows of `game` now, or with its deferred writes."""
+    pending = _pending(game)
+    if pending is None:
+        events_insert(rows)
+    else:
+        pending.rows.extend(rows)
+
+
+def take_deferred(game: Game, rows: list[Event], names: tuple[str, ...]) -> tuple[list[Event], tuple]:
+    """A combined write of `rows` and `names` about to run: the deferred rows (which come first in
+    the log) and fields go with it."""
+    pending = _pending(game)
+    if pending is None or not (pending.rows or pending.fields):
+        return rows, names
+    rows, names = [*pending.rows, *rows], tuple(sorted({*pending.fields, *names}))
+    pending.rows, pending.fields = [], set()
+    return rows, names

@@ -31,3 +31,4 @@ def test_a_deployments_own_choice_stands(monkeypatch):
     monkeypatch.setattr(settings, "DATABASES", databases)
     celery_signals._keep_database_connections()
     assert databases["default"]["CONN_MAX_AGE"] == 0
+    assert databases["default"]["CONN_HEALTH_CHECKS"] is True

@@ -131,3 +131,35 @@ def test_the_task_of_a_finished_deal_clears_itself(make_table, sent, django_capt
     with django_capture_on_commit_callbacks(execute=True):
         assert services.game_timer_fire(game_id=game.pk, at=timers.timer_token(game.timer_at)) is False
     assert _game(game.pk).timer_at is None and sent == []
+
+
+def test_a_timeout_writes_with_the_trustees_action_in_order(
+    make_table, sent, django_capture_on_commit_callbacks
+):
+    """games/writes.deferred: the timeout event, the seat's trustee switch and the cleared timer go
+    in the trustee action's own statement; the re-armed timer follows. The log keeps their order."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    setup = make_table()
+    game = _game(setup["game"])
+    passed = timezone.now() - timedelta(seconds=1)
+    Game.objects.filter(pk=game.pk).update(deadline=passed, timer_at=passed)
+    (seat,) = engine.to_act(selectors.game_state(game=game))
+    with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(connection) as queries:
+        assert services.game_timer_fire(game_id=game.pk, at=timers.timer_token(passed)) is True
+    after = _game(game.pk)
+    events = list(Event.objects.filter(game=after, seq__gt=game.last_seq).order_by("seq"))
+    assert [event.seq for event in events] == list(range(game.last_seq + 1, after.last_seq + 1))
+    assert [event.type for event in events[:2]] == ["timeout", "trustee"]
+    assert events[1].data == {"type": "trustee", "seat": seat, "on": True}
+    assert after.version > game.version and events[-1].version == after.version
+    assert any(event.action is not None for event in events[2:])  # the trustee's action
+    assert after.trustee[seat] is True and after.trustee_entries[seat] == 1
+    assert after.timer_at == after.deadline and sent == [(after.pk, after.deadline)]
+    if connection.vendor == "postgresql":
+        writes = [
+            q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(("WITH", "INSERT", "UPDATE"))
+        ]
+        assert len(writes) == 2, writes
+        assert '"timer_at"' in writes[1] and "games_event" not in writes[1]

@@ -190,3 +190,24 @@ def test_a_timer_racing_a_real_move_applies_exactly_once(make_table, worker):
         .values_list("version", flat=True)
     )
     assert versions == list(range(1, game.version + 1))
+
+
+def test_a_worker_whose_database_connections_were_cut_reconnects_without_failing_a_task(make_table, worker):
+    """Kept connections (config/celery_signals.py) are checked before each task's first query: a
+    database that dropped them (a restart, a failover) costs a reconnect, not a failed timeout."""
+    setup = _fast_table(make_table, setups=[{"seed": 13}], deals=1)
+    _restart_clock(setup["game"])
+    end = time.monotonic() + 20
+    while not Event.objects.filter(game_id=setup["game"], type="timeout").exists():
+        assert time.monotonic() < end, worker.log_tail()
+        time.sleep(0.05)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        assert cursor.fetchone()[0] >= 1  # the worker's kept connections
+    game = _wait_finished(setup["game"], worker, timeout=40)
+    _assert_consistent(game)
+    log = worker.log_path.read_text(errors="replace")
+    assert "raised unexpected" not in log and "connection is closed" not in log, worker.log_tail()
