@@ -5,7 +5,7 @@ A token-cache read is a Redis round trip and an unpickling behind django-redis: 
 move's CPU (docs/scaling.md). A player's client sends a request every few seconds, so the
 process that answered the last one mostly holds the answer already. A memo in one process must
 still forget a revoked token the moment another process revokes it: `forget` publishes the
-token's hash on FORGET_CHANNEL and a listener thread in every process drops it from its memo.
+token's hash on `forget_channel()` and a listener thread in every process drops it from its memo.
 
 The memo answers only while that listener's subscription is live: until Redis has confirmed it,
 and from the moment its connection fails (the memo is then emptied), every lookup goes to the
@@ -26,7 +26,14 @@ from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
-FORGET_CHANNEL = "baohuang:authtoken:forget"
+
+def forget_channel() -> str:
+    """The channel of this deployment's forgets (named after its Redis database: config/wakeups.py)."""
+    from config import wakeups
+
+    return f"{wakeups.channel_prefix()}authtoken:forget"
+
+
 MAX_ENTRIES = 20_000  # emptied whole when full (a busy process re-reads the shared cache once)
 HEALTH_CHECK_SECONDS = 10
 
@@ -101,7 +108,7 @@ def forget_everywhere(key_hashes: list[str]) -> None:
     from config import wakeups
 
     try:
-        wakeups.redis_client().publish(FORGET_CHANNEL, " ".join(key_hashes))
+        wakeups.redis_client().publish(forget_channel(), " ".join(key_hashes))
     except Exception:  # noqa: BLE001 - the memos then forget by AUTH_TOKEN_MEMO_SECONDS
         logger.warning("token forget not published", exc_info=True)
 
@@ -143,7 +150,7 @@ def _listen() -> None:
     )
     pubsub = client.pubsub()
     try:
-        pubsub.subscribe(FORGET_CHANNEL)
+        pubsub.subscribe(forget_channel())
         while True:
             # Returns at least every second; with no traffic redis-py pings the server every
             # HEALTH_CHECK_SECONDS and counts the pongs still owed: a connection that died without

@@ -73,8 +73,10 @@ def _listen(connection, stop) -> None:
     import orjson
     import redis
 
+    from config.wakeups import channel_prefix_for  # this run's database: not another run's games
+
     pubsub = redis.Redis.from_url(REDIS).pubsub()
-    pubsub.psubscribe("baohuang:game:*")
+    pubsub.psubscribe(channel_prefix_for(REDIS) + "game:*")
     connection.send("subscribed")
     seen = []
     while not stop.is_set():

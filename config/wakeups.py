@@ -13,7 +13,9 @@ database every EVENTS_POLL_INTERVAL seconds; losing Redis only delays clients.
 
 import asyncio
 import contextlib
+import functools
 import logging
+import os
 import threading
 import time
 
@@ -27,20 +29,40 @@ logger = logging.getLogger(__name__)
 _sync_client = None
 
 
+def channel_prefix_for(redis_url: str | None) -> str:
+    """Where this deployment's channels are named. Redis keeps keys apart by database number, but
+    not pub/sub channels: two deployments (or a test run beside a benchmark) on one Redis server,
+    each with a database of its own, would wake each other's followers with each other's log
+    entries (game ids coincide). The database number is part of every channel's name."""
+    database = 0
+    if redis_url:
+        from redis.connection import parse_url
+
+        database = int(parse_url(redis_url).get("db") or 0)
+    return f"baohuang:{database}:"
+
+
+def channel_prefix() -> str:
+    return _prefix(settings.REDIS_URL)
+
+
+_prefix = functools.lru_cache(maxsize=4)(channel_prefix_for)
+
+
 def channel_name(game_id: int) -> str:
-    return f"baohuang:game:{game_id}"
+    return f"{channel_prefix()}game:{game_id}"
 
 
 def table_channel_name(table_id: int) -> str:
-    return f"baohuang:table:{table_id}"
+    return f"{channel_prefix()}table:{table_id}"
 
 
 def user_channel_name(user_id: int) -> str:
-    return f"baohuang:user:{user_id}"
+    return f"{channel_prefix()}user:{user_id}"
 
 
 def ticket_channel_name(ticket_id: int) -> str:
-    return f"baohuang:ticket:{ticket_id}"
+    return f"{channel_prefix()}ticket:{ticket_id}"
 
 
 def redis_client():
@@ -251,7 +273,10 @@ class _Hub:
             if self._pubsub is None:
                 import redis.asyncio as aioredis
 
-                self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1)
+                # Named, so that `CLIENT LIST` tells which process holds a subscription.
+                self._redis = aioredis.Redis.from_url(
+                    settings.REDIS_URL, socket_connect_timeout=1, client_name=f"wakeups-{os.getpid()}"
+                )
                 self._pubsub = self._redis.pubsub()
             waiters = self._waiters.setdefault(channel, set())
             waiters.add(woken)

@@ -80,7 +80,7 @@ def test_each_answer_is_a_fresh_object(memo_on, make_user, make_client):
 def test_a_forget_published_by_another_process_reaches_this_memo(memo_on, make_user, make_client):
     _, key_hash = _memoized(make_user, make_client)
     assert key_hash in token_memo._memo
-    memo_on.publish(token_memo.FORGET_CHANNEL, f"{'0' * 64} {key_hash}")  # as another process would
+    memo_on.publish(token_memo.forget_channel(), f"{'0' * 64} {key_hash}")  # as another process would
     assert _eventually(lambda: key_hash not in token_memo._memo, 2.0)
 
 
@@ -144,7 +144,7 @@ def test_revoking_tells_every_process(memo_on):
     from accounts import token_cache
 
     listener = memo_on.pubsub()
-    listener.subscribe(token_memo.FORGET_CHANNEL)
+    listener.subscribe(token_memo.forget_channel())
     assert listener.get_message(timeout=2)["type"] == "subscribe"
     token_cache.forget(["a" * 64, "b" * 64])
     message = listener.get_message(timeout=2)

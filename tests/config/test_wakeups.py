@@ -30,12 +30,13 @@ def _redis(settings):
 def _clients() -> int:
     import redis
 
-    # Not the token memos' listeners (accounts/token_memo.py), which other test processes start.
+    # This process's hub only: not the token memos' listeners (accounts/token_memo.py), nor the
+    # hubs of other test processes, which subscribe and leave meanwhile.
     return sum(
         1
         for c in redis.Redis.from_url(REDIS_URL).client_list()
         if (c.get("cmd") == "subscribe" or int(c.get("sub", 0)) > 0)
-        and not c.get("name", "").startswith("token-memo-")
+        and c.get("name") == f"wakeups-{os.getpid()}"
     )
 
 

@@ -19,7 +19,7 @@ def sent(settings, monkeypatch):
 def test_outside_a_batch_each_wake_up_leaves_at_once(sent):
     wakeups.publish_table(table_id=1, seq=2)
     wakeups.publish_ticket(ticket_id=3)
-    assert sent == [[("baohuang:table:1", "2")], [("baohuang:ticket:3", "3")]]
+    assert sent == [[("baohuang:0:table:1", "2")], [("baohuang:0:ticket:3", "3")]]
 
 
 def test_a_batch_holds_its_wake_ups_until_it_ends_then_sends_them_in_order(sent):
@@ -29,16 +29,16 @@ def test_a_batch_holds_its_wake_ups_until_it_ends_then_sends_them_in_order(sent)
             wakeups.publish_user(user_id=7, seq=9)
         wakeups.publish(game_id=5, version=4)
         assert sent == []
-    assert sent == [[("baohuang:table:1", "2"), ("baohuang:user:7", "9"), ("baohuang:game:5", "4")]]
+    assert sent == [[("baohuang:0:table:1", "2"), ("baohuang:0:user:7", "9"), ("baohuang:0:game:5", "4")]]
     wakeups.publish_ticket(ticket_id=3)
-    assert sent[-1] == [("baohuang:ticket:3", "3")]
+    assert sent[-1] == [("baohuang:0:ticket:3", "3")]
 
 
 def test_a_batch_that_ends_with_an_exception_still_sends_what_it_held(sent):
     with pytest.raises(RuntimeError), wakeups.batched():
         wakeups.publish_table(table_id=1, seq=2)
         raise RuntimeError("after the commit")
-    assert sent == [[("baohuang:table:1", "2")]]
+    assert sent == [[("baohuang:0:table:1", "2")]]
 
 
 def test_an_empty_batch_sends_nothing(sent):
@@ -66,18 +66,18 @@ def test_a_move_wakes_its_game_and_the_next_players_feed_in_one_send(sent, make_
     assert response.status_code == 200, response.json()
     assert len(sent) == 1, sent
     channels = [channel for channel, _ in sent[0]]
-    assert f"baohuang:game:{game_id}" in channels
-    assert any(channel.startswith("baohuang:user:") for channel in channels)
+    assert f"baohuang:0:game:{game_id}" in channels
+    assert any(channel.startswith("baohuang:0:user:") for channel in channels)
 
 
 def test_what_a_batch_holds_can_be_sent_early_and_it_goes_on_holding(sent):
     with wakeups.batched():
         wakeups.publish_table(table_id=1, seq=2)
         wakeups.send_held()
-        assert sent == [[("baohuang:table:1", "2")]]
+        assert sent == [[("baohuang:0:table:1", "2")]]
         wakeups.publish_ticket(ticket_id=3)
         assert len(sent) == 1
-    assert sent == [[("baohuang:table:1", "2")], [("baohuang:ticket:3", "3")]]
+    assert sent == [[("baohuang:0:table:1", "2")], [("baohuang:0:ticket:3", "3")]]
     wakeups.send_held()  # outside a batch: nothing held, nothing sent
     assert len(sent) == 2
 
@@ -109,3 +109,19 @@ def test_a_changes_wake_ups_leave_before_its_tasks_are_sent(sent, monkeypatch):
         wakeups.publish_user(user_id=3, seq=4)  # the feed's hook, registered first
         actions._run_after_commit(change)
     assert order == ["wake-ups 2", "bot", "timer"]
+
+
+def test_channels_are_named_after_the_redis_database():
+    """Pub/sub channels are global to a Redis server: two deployments on databases of their own
+    must not hear each other (their game ids coincide)."""
+    assert wakeups.channel_prefix_for("redis://127.0.0.1:6379/3") == "baohuang:3:"
+    assert wakeups.channel_prefix_for("redis://127.0.0.1:6379?db=5") == "baohuang:5:"
+    assert wakeups.channel_prefix_for("redis://127.0.0.1:6379") == "baohuang:0:"
+    assert wakeups.channel_prefix_for(None) == "baohuang:0:"
+
+
+def test_a_deployment_on_another_database_publishes_on_other_channels(sent, settings):
+    wakeups.publish(game_id=5, version=4)
+    settings.REDIS_URL = "redis://127.0.0.1:6379/7"
+    wakeups.publish(game_id=5, version=4)
+    assert [channel for ((channel, _),) in sent] == ["baohuang:0:game:5", "baohuang:7:game:5"]

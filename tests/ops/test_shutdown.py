@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from config import wakeups
 from tests.ops.server import REDIS, require_services, running_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,7 +27,7 @@ def wait_for_subscriber(game_id: int, timeout: float = 30) -> None:
     import redis
 
     client = redis.Redis.from_url(REDIS)
-    channel = f"baohuang:game:{game_id}"
+    channel = wakeups.channel_prefix_for(REDIS) + f"game:{game_id}"  # the server's Redis
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if dict(client.pubsub_numsub(channel)).get(channel.encode(), 0) > 0:
