@@ -21,10 +21,20 @@ client does:
   posts a legal action (`POST games/{id}/actions` with `expected_version`). A `stale_version` answer
   (another seat of a call window answered first) is re-read and retried, as a client would.
 
+With `--afk P` a player lets that share of its prompts pass: the turn timer (`--turn-seconds`, the
+tables' `play_seconds` and `prompt_seconds`) runs out, the worker times the seat out and the trustee
+plays for it, and the player, seeing its own `trustee` event in the log, takes its seat back
+(`POST games/{id}/trustee {"on": false}`, refused once it is locked) as a returning person does.
+The timer's lateness is printed as the deadline to the timeout event's first arrival at a follower.
+
+The `worker` role runs beside the server (`celery -A config worker -B`, `--worker-concurrency`
+processes; `--no-worker` leaves it out, as runs before 2026-12-01 did), so that timers, trustee chains
+and the sweep take their share of the machine as they do in production; its CPU is printed apart.
+
 A table whose deal ends fetches `games/{id}/final` and starts a new one-deal table with the same
 players, until `--seconds` have passed. Then no new move is sent, and the run is checked: every
-accepted move is in the event log exactly once (and nothing else acted), every ended deal's final
-view was served, and no client saw an event twice.
+accepted move is in the event log exactly once (and nothing else acted but trustees, their seats on
+trustee at the time), every ended deal's final view was served, and no client saw an event twice.
 
 Printed: moves/s and event polls/s (answered long-polls), move latency p50/p95/p99, wake-up delay
 (the event row's insert, inside the move's transaction, to the answer reaching a waiting client:
@@ -49,6 +59,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -109,6 +120,11 @@ class Stats:
     # How late the generator's own event loop ran a 50 ms timer (seconds), sampled while measuring:
     # every latency above includes that much of the generator's own delay.
     loop_lag: list[float] = field(default_factory=list)
+    # (game id, seq) of each timeout event -> (its deadline, its first arrival at a follower)
+    timeouts: dict[tuple[int, int], tuple[float, float]] = field(default_factory=dict)
+    prompts_let_pass: int = 0
+    seats_taken_back: int = 0
+    trustee_locked: int = 0
 
 
 @dataclass
@@ -130,6 +146,7 @@ class Run:
         self.stop = asyncio.Event()
         self.measuring = False
         self.rng = random.Random(args.seed)
+        self.background: set[asyncio.Task] = set()  # seats being taken back
 
     async def probe_loop_lag(self) -> None:
         while True:
@@ -161,7 +178,15 @@ class Run:
             "POST",
             "/tables",
             self.staff_headers,
-            json={"preset": self.args.preset, "deals": 1, "setups": [{"seed": seed}]},
+            json={
+                "preset": self.args.preset,
+                "deals": 1,
+                "setups": [{"seed": seed}],
+                "settings": {
+                    "play_seconds": self.args.turn_seconds,
+                    "prompt_seconds": self.args.turn_seconds,
+                },
+            },
         )
         if created is None or created.status_code != 201 and created.status_code != 200:
             raise RuntimeError(f"table not created: {created and created.text[:300]}")
@@ -209,9 +234,9 @@ class Run:
             if self.measuring:
                 self.stats.feed_arrivals.append((player.user_id, event["seq"], arrived))
 
-    async def follow_game(self, player: Player, game: int, over: asyncio.Event) -> None:
+    async def follow_game(self, player: Player, seat: int, game: int, over: asyncio.Event) -> None:
         if self.args.follow == "stream":
-            return await self.follow_game_stream(player, game, over)
+            return await self.follow_game_stream(player, seat, game, over)
         after, seen = 0, set()
         while not over.is_set() and not self.stop.is_set():
             asked = time.time()
@@ -245,6 +270,10 @@ class Run:
         seen.add(event["seq"])
         if self.measuring:
             self.stats.game_arrivals.append((game, event["seq"], arrived, asked))
+            if event["type"] == "timeout":
+                deadline = datetime.fromisoformat(event["deadline"].replace("Z", "+00:00")).timestamp()
+                first = self.stats.timeouts.get((game, event["seq"]), (deadline, arrived))
+                self.stats.timeouts[(game, event["seq"])] = (deadline, min(first[1], arrived))
         if event["type"] in ("deal_over", "void"):
             over.set()
 
@@ -294,7 +323,7 @@ class Run:
                 player, "stream feed", "/me/events", player.feed_after, entry
             )
 
-    async def follow_game_stream(self, player: Player, game: int, over: asyncio.Event) -> None:
+    async def follow_game_stream(self, player: Player, seat: int, game: int, over: asyncio.Event) -> None:
         seen: set[int] = set()
         after = 0
 
@@ -302,6 +331,9 @@ class Run:
             if self.measuring:
                 self.stats.polls["game"] += 1
             self.game_entry(game, event, arrived, seen, over, asked)
+            if event["type"] == "trustee" and event["seat"] == seat and event["on"] and not over.is_set():
+                self.background.add(task := asyncio.create_task(self.take_seat_back(player, game)))
+                task.add_done_callback(self.background.discard)
 
         while not over.is_set() and not self.stop.is_set():
             after = await self.stream(player, "stream game", f"/games/{game}/events", after, entry)
@@ -315,6 +347,9 @@ class Run:
                 continue
             if prompt_game != game:
                 continue
+            if self.rng.random() < self.args.afk:
+                self.stats.prompts_let_pass += self.measuring
+                continue  # away: the turn timer runs out, and the trustee plays
             think = self.args.think + self.rng.uniform(-self.args.jitter, self.args.jitter)
             await asyncio.sleep(max(0.0, think))
             for _ in range(3):
@@ -322,6 +357,24 @@ class Run:
                     return
                 if not await self.move_once(player, seat, game, over):
                     break
+
+    async def take_seat_back(self, player: Player, game: int) -> None:
+        """Back after a timeout: the seat is taken off trustee (refused after three entries)."""
+        await asyncio.sleep(max(0.0, self.args.think + self.rng.uniform(-self.args.jitter, self.args.jitter)))
+        if self.stop.is_set():
+            return
+        response = await self.request(
+            "trustee", "POST", f"/games/{game}/trustee", player.headers, json={"on": False}
+        )
+        if response is None:
+            return
+        code = response.json().get("code") if response.status_code >= 400 else None
+        if response.status_code == 200:
+            self.stats.seats_taken_back += self.measuring
+        elif code == "trustee_locked":
+            self.stats.trustee_locked += self.measuring
+        elif code != "game_over":
+            self.stats.errors[f"trustee: {response.status_code} {response.text[:80]}"] += 1
 
     async def move_once(self, player: Player, seat: int, game: int, over: asyncio.Event) -> bool:
         """One read-and-post; True when the post met a stale version and should be retried."""
@@ -369,7 +422,9 @@ class Run:
         game = first_game
         while True:
             over = asyncio.Event()
-            followers = [asyncio.create_task(self.follow_game(p, game, over)) for p in players]
+            followers = [
+                asyncio.create_task(self.follow_game(p, s, game, over)) for s, p in enumerate(players)
+            ]
             actors = [asyncio.create_task(self.act(p, s, game, over)) for s, p in enumerate(players)]
             await asyncio.gather(*actors)
             for task in followers:
@@ -386,19 +441,30 @@ class Run:
 
 
 def check_log(stats: Stats) -> list[str]:
-    """Every accepted move is in the event log exactly once, and no other action was recorded."""
+    """Every accepted move is in the event log exactly once, and every other action recorded is a
+    trustee's (its seat on trustee then)."""
     from games.models import Event
 
     problems = []
     for game, moves in stats.accepted.items():
-        rows = list(Event.objects.filter(game_id=game, action__isnull=False).values_list("version", "action"))
+        rows, on_trustee = [], [False] * 5
+        for type_, data, version, action in (
+            Event.objects.filter(game_id=game)
+            .order_by("seq")
+            .values_list("type", "data", "version", "action")
+        ):
+            if type_ == "trustee":
+                on_trustee[data["seat"]] = data["on"]
+            elif action is not None and not on_trustee[action[0]]:
+                rows.append((version, action))
+        # By seat and action, not by version: a move's answer gives the version after the trustee
+        # actions that followed it in the same transaction, which its own row does not have.
         logged = Counter(
-            (version, seat, action["type"], tuple(sorted(action["cards"])), action["card"])
-            for version, (seat, action) in rows
+            (seat, action["type"], tuple(sorted(action["cards"])), action["card"])
+            for _, (seat, action) in rows
         )
         sent = Counter(
-            (version, seat, a["type"], tuple(sorted(a.get("cards") or [])), a.get("card"))
-            for version, seat, a in moves
+            (seat, a["type"], tuple(sorted(a.get("cards") or [])), a.get("card")) for _, seat, a in moves
         )
         if logged != sent:
             problems.append(
@@ -441,7 +507,9 @@ def ms(values: list[float]) -> str:
     )
 
 
-async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]], server_pid: int) -> None:
+async def drive(
+    args, base: str, staff_token: str, tokens: list[tuple[int, str]], server_pid: int, worker_pid: int | None
+) -> None:
     # Idle connections are dropped before the server's keep-alive of 5 s (config/gunicorn.py) ends
     # them: with equal timeouts a request sent on a connection the server is just closing fails with a
     # ReadError, which clients avoid the same way (or retry, as OkHttp does for idempotent requests).
@@ -476,13 +544,16 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
         lag_probe = asyncio.create_task(run.probe_loop_lag())
         load_before = load_average()
         server_cpu0, own0, wall0 = process_tree_cpu(server_pid), os.times(), time.perf_counter()
+        worker_cpu0 = process_tree_cpu(worker_pid) if worker_pid else 0.0
         await asyncio.sleep(args.seconds)
         server_cpu1, own1, wall1 = process_tree_cpu(server_pid), os.times(), time.perf_counter()
+        worker_cpu1 = process_tree_cpu(worker_pid) if worker_pid else 0.0
         load_after = load_average()
         run.measuring = False
         lag_probe.cancel()
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*slots, return_exceptions=True), timeout=60)
+        await asyncio.gather(*run.background, return_exceptions=True)
         for task in feeds:
             task.cancel()
         await asyncio.gather(*feeds, return_exceptions=True)
@@ -501,6 +572,8 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
         f"server {args.server} ({args.workers or 'default'} workers), clients follow by {args.follow}, "
         f"preset {args.preset}, "
         f"{args.tables} tables started over {args.stagger:.0f} s, think {args.think}±{args.jitter} s, "
+        f"turn timer {args.turn_seconds} s, prompts let pass {args.afk:.0%}, "
+        f"worker {'off' if args.no_worker else f'on ({args.worker_concurrency} processes)'}, "
         f"measured {wall:.0f} s"
     )
     print(
@@ -525,6 +598,15 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
         f"({own_cpu / max(total_requests, 1) * 1e3:.2f} ms per request); its event loop's lag "
         f"(included in every latency above): {ms(stats.loop_lag)}"
     )
+    if worker_pid:
+        worker_cpu = worker_cpu1 - worker_cpu0
+        print(f"worker CPU: {worker_cpu:.1f} s = {worker_cpu / wall * 100:.0f}% of one core")
+    lateness = [arrived - deadline for deadline, arrived in stats.timeouts.values()]
+    print(
+        f"timer lateness (deadline to the timeout event's first arrival at a follower): {ms(lateness)}; "
+        f"prompts let pass {stats.prompts_let_pass}, seats taken back {stats.seats_taken_back}, "
+        f"refused as locked {stats.trustee_locked}"
+    )
     print(f"requests by kind: {dict(stats.requests)}")
     print(f"stale_version retries: {stats.stale}   duplicated events seen by a client: {stats.duplicates}")
     print(
@@ -544,6 +626,11 @@ async def drive(args, base: str, staff_token: str, tokens: list[tuple[int, str]]
         f"verdict: p99 move latency {p99 * 1e3:.0f} ms < 300 ms with zero errors and an exact log: "
         f"{'HOLDS' if holds else 'FAILS'}"
     )
+    if lateness:
+        late = percentile(lateness, 0.99)
+        print(
+            f"verdict: p99 timer lateness {late * 1e3:.0f} ms < 100 ms: {'HOLDS' if late < 0.1 else 'FAILS'}"
+        )
 
 
 def main() -> None:
@@ -567,6 +654,14 @@ def main() -> None:
         default="stream",
         help="how clients follow their feed and game logs: Server-Sent Events streams, or long-polls",
     )
+    parser.add_argument(
+        "--afk", type=float, default=0.0, help="share of prompts a player lets pass (its turn timer runs out)"
+    )
+    parser.add_argument(
+        "--turn-seconds", type=int, default=15, help="the tables' play_seconds and prompt_seconds"
+    )
+    parser.add_argument("--no-worker", action="store_true", help="no Celery worker (timers never fire)")
+    parser.add_argument("--worker-concurrency", type=int, default=2)
     parser.add_argument("--preset", default="weihai")
     parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
     parser.add_argument(
@@ -578,6 +673,8 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 1800:
         sys.exit("--tables 1..1000 and --seconds up to 1800")
+    if args.afk and args.no_worker:
+        sys.exit("--afk needs the worker: its timers are what acts for an absent player")
 
     database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
     if not database_url.startswith("postgres"):
@@ -610,6 +707,11 @@ def main() -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     from accounts.models import User
     from accounts.services import token_create
+    from games.models import Game, GameStatus
+
+    # Deals an earlier run left running (its clients stopped mid-deal): this run's worker would sweep
+    # and auto-play them all, on this run's clock.
+    Game.objects.filter(status=GameStatus.RUNNING).update(status=GameStatus.ABORTED, deadline=None)
 
     port = free_port()
     if args.server == "gunicorn":
@@ -631,6 +733,18 @@ def main() -> None:
         ]
     log = open(Path(tempfile.gettempdir()) / f"bh-load-server-{port}.log", "w")  # noqa: SIM115
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    worker = None
+    if not args.no_worker:
+        # The worker role as the production entrypoint runs it, with an embedded beat (the sweep).
+        worker = subprocess.Popen(
+            [
+                python, "-m", "celery", "-A", "config", "worker", "-B",
+                "-s", str(Path(metrics_dir) / "beat-schedule"),
+                f"--concurrency={args.worker_concurrency}",
+                "--without-gossip", "--without-mingle", "--loglevel=WARNING",
+            ],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
     try:
         for _ in range(300):
             try:
@@ -643,11 +757,21 @@ def main() -> None:
         users = User.objects.bulk_create([User(username=f"load-{stamp}-{i}") for i in range(args.tables * 5)])
         tokens = [(user.pk, token_create(user=user)) for user in users]
         asyncio.run(
-            drive(args, f"http://127.0.0.1:{port}/api/v1", token_create(user=staff), tokens, server.pid)
+            drive(
+                args,
+                f"http://127.0.0.1:{port}/api/v1",
+                token_create(user=staff),
+                tokens,
+                server.pid,
+                worker.pid if worker else None,
+            )
         )
         print(f"server log: {log.name}")
     finally:
         server.terminate()
+        if worker is not None:
+            worker.terminate()
+            worker.wait(timeout=30)
         server.wait(timeout=30)
         log.close()
         import redis
