@@ -604,11 +604,12 @@ async def drive(
         worker_cpu = worker_cpu1 - worker_cpu0
         print(f"worker CPU: {worker_cpu:.1f} s = {worker_cpu / wall * 100:.0f}% of one core")
     lateness = [arrived - deadline for deadline, arrived in stats.timeouts.values()]
-    print(
-        f"timer lateness (deadline to the timeout event's first arrival at a follower): {ms(lateness)}; "
-        f"prompts let pass {stats.prompts_let_pass}, seats taken back {stats.seats_taken_back}, "
-        f"refused as locked {stats.trustee_locked}"
-    )
+    if args.afk:
+        print(
+            f"timer lateness (deadline to the timeout event's first arrival at a follower): {ms(lateness)}; "
+            f"prompts let pass {stats.prompts_let_pass}, seats taken back {stats.seats_taken_back}, "
+            f"refused as locked {stats.trustee_locked}"
+        )
     print(f"requests by kind: {dict(stats.requests)}")
     print(f"stale_version retries: {stats.stale}   duplicated events seen by a client: {stats.duplicates}")
     print(
