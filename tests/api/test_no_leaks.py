@@ -93,9 +93,11 @@ class LeakScanner:
             # A refused move (someone else's turn, a card not held, a wrong phase) explains itself
             # without quoting anybody's cards.
             other = (seat + 1 + self.actions // 3) % 5
+            # (Nine of one card: more than any preset deals, so never held. Three 3S, as before,
+            # were now and then the other seat's legal play, and accepted.)
             refused = self.clients[other].post(
                 f"/api/v1/games/{self.game_id}/actions",
-                {"type": "play", "cards": ["3S", "3S", "3S"]},
+                {"type": "play", "cards": ["3S"] * 9},
                 format="json",
             )
             assert refused.status_code in (409, 422), refused.content
