@@ -25,6 +25,7 @@ from games import engine, selectors, timers, writes
 from games.models import Event, Game, GameStatus
 
 FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
+_ARMED, _UNARMED = "_timer_armed", object()  # a deadline task's ETA armed before `committed`
 # Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
 # seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
 # a player's request nor the worker holds the game, or delays other games' timers, for long.
@@ -221,6 +222,10 @@ def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
     if applied:
         metrics.record_trustee_action(preset=game.preset, count=applied)
     if rows:
+        if writes.deferring(game) and not pending and state.phase not in FINISHED_PHASES:
+            # The deal's timer, re-armed now for the deadline these actions set, goes in the same
+            # write; `committed` takes what was armed instead of arming after the write.
+            game.__dict__[_ARMED] = timers.timer_arm(game=game)
         _persist(game=game, before=before, state=state, rows=rows)
     return Autoplay(state=state, pending=pending)
 
@@ -304,6 +309,9 @@ def committed(*, game: Game, state: Any, autoplay_pending: bool = False) -> Comm
     deadline task when the one in flight does not cover the new deadline (games/timers.py)."""
     running = game.status == GameStatus.RUNNING
     appended = _appended_entries(game)
+    armed = game.__dict__.pop(_ARMED, _UNARMED)  # by trustee_autoplay, with the same conditions
+    if armed is _UNARMED:
+        armed = timers.timer_arm(game=game) if running and not autoplay_pending else None
     return Committed(
         game_id=game.pk,
         version=game.version,
@@ -312,7 +320,7 @@ def committed(*, game: Game, state: Any, autoplay_pending: bool = False) -> Comm
         autoplay_pending=autoplay_pending,
         bot_seats=bot_seats_prompted(game=game, state=state) if not autoplay_pending else (),
         rate=game.status == GameStatus.OVER and not game.unscored,
-        timer_at=timers.timer_arm(game=game) if running and not autoplay_pending else None,
+        timer_at=armed,
         log_after=appended[0] if appended else 0,
         log_entries=appended[1] if appended else None,
     )

@@ -90,7 +90,7 @@ class deferred:
 
     A timeout put each seat on trustee with an insert and an update, cleared and re-armed the timer
     with two more, then wrote the trustee's action: five statements on the way to its wake-up, now
-    one, and the timer's re-arming one after it (docs/scaling.md "Timers"). An error leaves the
+    one (the re-armed timer goes with it too: games.actions.trustee_autoplay). An error leaves the
     writes unmade: the transaction is rolled back anyway."""
 
     def __init__(self, game: Game) -> None:
@@ -109,6 +109,11 @@ class deferred:
 
 def _pending(game: Game) -> _Deferred | None:
     return game.__dict__.get(_DEFERRED)
+
+
+def deferring(game: Game) -> bool:
+    """Writes of `game` are being deferred (inside `deferred(game)`)."""
+    return _DEFERRED in game.__dict__
 
 
 def game_fields_save(game: Game, names: tuple[str, ...]) -> None:
