@@ -352,7 +352,10 @@ class Run:
                 continue  # away: the turn timer runs out, and the trustee plays
             think = self.args.think + self.rng.uniform(-self.args.jitter, self.args.jitter)
             await asyncio.sleep(max(0.0, think))
-            for _ in range(3):
+            # A stale_version answer (another seat of a call window answered first) is re-read and
+            # retried while the player is still asked to act, as a client does; giving up after
+            # three let its timer run out, more timeouts than --afk asked for.
+            for _ in range(20):
                 if self.stop.is_set():
                     return
                 if not await self.move_once(player, seat, game, over):
