@@ -34,7 +34,12 @@ import time
 from pathlib import Path
 
 import requests
-from support import ensure_database, free_port, percentile  # bench/support.py (found beside this script)
+from support import (  # bench/support.py (found beside this script)
+    ensure_database,
+    free_port,
+    machine_speed_ms,
+    percentile,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -273,6 +278,7 @@ def main() -> None:
         results: dict[str, list[tuple[list[float], float]]] = {name: [] for name in phases}
         cpu: dict[str, float] = dict.fromkeys(phases, 0.0)
         load_before = Path("/proc/loadavg").read_text().split()[:3]
+        speed_before = machine_speed_ms()
         for _ in range(args.rounds):
             for name, work in phases.items():
                 if name == "moves":
@@ -282,6 +288,7 @@ def main() -> None:
                 results[name].append(run_clients(args.clients, work))
                 cpu[name] += process_cpu(server.pid) - before
         load_after = Path("/proc/loadavg").read_text().split()[:3]
+        speed_after = machine_speed_ms()
 
         print(
             f"preset {args.preset}, {args.clients} clients, {args.moves} requests each, "
@@ -310,6 +317,10 @@ def main() -> None:
         print(
             f"load average before {' '.join(load_before)}, after {' '.join(load_after)} "
             "(a shared 2-core machine: wall-clock rates are inflated by other work, CPU per request less)"
+        )
+        print(
+            f"machine speed (support.machine_speed_ms, lower is faster): {speed_before:.1f} ms before, "
+            f"{speed_after:.1f} ms after"
         )
     finally:
         server.terminate()

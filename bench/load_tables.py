@@ -42,28 +42,35 @@ game-log followers and the feed's `your_turn`), errors by kind, the server's CPU
 request (utime + stime of its processes from /proc, the CPU-time figure to trust on a shared
 machine), the load generator's own CPU share, and the load average before and after.
 
-No Celery worker runs: deadline tasks go to Redis db `--redis-db` (flushed at the end) and nothing
-consumes them (a turn timer is 15 s or more, a think 3 s). Loopback only; every loop is bounded by
-`--seconds` and every request by a timeout.
+Redis db `--redis-db` holds the wake-ups and the worker's broker (flushed at the end). The clients
+are aiohttp sessions on uvloop, one per simulated player, as cheap as the generator can be: it
+shares the machine it measures. Loopback only; every loop is bounded by `--seconds` and every
+request by a timeout.
 """
 
 import argparse
 import asyncio
-import json
-import logging
 import os
 import random
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import httpx
-from support import ensure_database, free_port, percentile  # bench/support.py (found beside this script)
+import aiohttp
+import orjson
+import uvloop
+from support import (  # bench/support.py (found beside this script)
+    ensure_database,
+    free_port,
+    machine_speed_ms,
+    percentile,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -71,7 +78,33 @@ sys.path.insert(0, str(ROOT))
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_WAIT = 20
 # A stream sends a comment every EVENTS_SSE_KEEPALIVE (15 s): silence for longer is a dead connection.
-STREAM_TIMEOUT = httpx.Timeout(10, read=45)
+STREAM_TIMEOUT = aiohttp.ClientTimeout(total=None, connect=10, sock_read=45)
+REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=POLL_WAIT + 15, connect=10)
+# Idle connections are dropped before the server's keep-alive of 5 s (config/gunicorn.py) ends
+# them: with equal timeouts a request sent on a connection the server is just closing fails, which
+# clients avoid the same way (or retry, as OkHttp does for idempotent requests).
+KEEPALIVE = 4.0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A whole HTTP answer, read before its connection went back to the pool."""
+
+    status_code: int
+    content: bytes
+
+    def json(self):
+        return orjson.loads(self.content)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode(errors="replace")
+
+
+def player_session() -> aiohttp.ClientSession:
+    # Each simulated player has its own session and connections, as each phone does.
+    connector = aiohttp.TCPConnector(limit=4, keepalive_timeout=KEEPALIVE)
+    return aiohttp.ClientSession(connector=connector, timeout=REQUEST_TIMEOUT)
 
 
 def process_tree_cpu(root_pid: int) -> float:
@@ -136,11 +169,11 @@ class Player:
 
 
 class Run:
-    def __init__(self, args, base: str, client: httpx.AsyncClient, staff_headers: dict):
+    def __init__(self, args, base: str, client: aiohttp.ClientSession, staff_headers: dict):
         self.args = args
         self.base = base
         self.client = client
-        self.clients: dict[str, httpx.AsyncClient] = {}
+        self.clients: dict[str, aiohttp.ClientSession] = {}
         self.staff_headers = staff_headers
         self.stats = Stats()
         self.stop = asyncio.Event()
@@ -154,16 +187,12 @@ class Run:
             await asyncio.sleep(0.05)
             self.stats.loop_lag.append(time.perf_counter() - asked - 0.05)
 
-    async def request(
-        self, kind: str, method: str, url: str, headers: dict, **kwargs
-    ) -> httpx.Response | None:
-        # Each simulated player has its own client and connections, as each phone does: one shared
-        # httpx pool of hundreds of connections costs the generator tens of ms of CPU per request
-        # (its pool is scanned on every request), which made the generator the bottleneck.
+    async def request(self, kind: str, method: str, url: str, headers: dict, **kwargs) -> Answer | None:
         client = self.clients.get(headers.get("Authorization"), self.client)
         try:
-            response = await client.request(method, self.base + url, headers=headers, **kwargs)
-        except (httpx.HTTPError, OSError) as exc:
+            async with client.request(method, self.base + url, headers=headers, **kwargs) as answer:
+                response = Answer(answer.status, await answer.read())
+        except (aiohttp.ClientError, OSError) as exc:
             if not (kind.startswith("poll") and self.stop.is_set()):
                 self.stats.errors[f"{kind}: {type(exc).__name__}"] += 1
             return None
@@ -286,17 +315,16 @@ class Run:
         if last_id:
             headers["Last-Event-ID"] = str(last_id)
         try:
-            async with client.stream(
-                "GET", self.base + url, headers=headers, timeout=STREAM_TIMEOUT
-            ) as response:
-                if response.status_code != 200:
-                    self.stats.errors[f"{kind}: {response.status_code}"] += 1
+            async with client.get(self.base + url, headers=headers, timeout=STREAM_TIMEOUT) as response:
+                if response.status != 200:
+                    self.stats.errors[f"{kind}: {response.status}"] += 1
                     await asyncio.sleep(1)
                     return last_id
                 if self.measuring:
                     self.stats.requests[kind] += 1
                 fields: dict[str, str] = {}
-                async for line in response.aiter_lines():
+                async for raw in response.content:
+                    line = raw.decode().rstrip("\r\n")
                     if line:
                         if not line.startswith(":"):
                             name, _, value = line.partition(": ")
@@ -304,9 +332,9 @@ class Run:
                         continue
                     if "data" in fields:
                         last_id = int(fields["id"])
-                        entry(json.loads(fields["data"]), time.time(), asked)
+                        entry(orjson.loads(fields["data"]), time.time(), asked)
                     fields = {}
-        except (httpx.HTTPError, OSError) as exc:
+        except (aiohttp.ClientError, OSError) as exc:
             if not self.stop.is_set():
                 self.stats.errors[f"{kind}: {type(exc).__name__}"] += 1
                 await asyncio.sleep(1)
@@ -515,19 +543,11 @@ def ms(values: list[float]) -> str:
 async def drive(
     args, base: str, staff_token: str, tokens: list[tuple[int, str]], server_pid: int, worker_pid: int | None
 ) -> None:
-    # Idle connections are dropped before the server's keep-alive of 5 s (config/gunicorn.py) ends
-    # them: with equal timeouts a request sent on a connection the server is just closing fails with a
-    # ReadError, which clients avoid the same way (or retry, as OkHttp does for idempotent requests).
-    keepalive = 4.0
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=keepalive)
-    timeout = httpx.Timeout(POLL_WAIT + 15, connect=10)
-    async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
+    staff_connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=KEEPALIVE)
+    async with aiohttp.ClientSession(connector=staff_connector, timeout=REQUEST_TIMEOUT) as client:
         run = Run(args, base, client, {"Authorization": f"Bearer {staff_token}"})
         players = [Player(user_id=uid, headers={"Authorization": f"Bearer {tok}"}) for uid, tok in tokens]
-        own_limits = httpx.Limits(max_connections=4, max_keepalive_connections=4, keepalive_expiry=keepalive)
-        run.clients = {
-            p.headers["Authorization"]: httpx.AsyncClient(limits=own_limits, timeout=timeout) for p in players
-        }
+        run.clients = {p.headers["Authorization"]: player_session() for p in players}
         tables = [players[i * 5 : (i + 1) * 5] for i in range(args.tables)]
         setup_started = time.perf_counter()
         gate = asyncio.Semaphore(8)
@@ -562,7 +582,7 @@ async def drive(
         for task in feeds:
             task.cancel()
         await asyncio.gather(*feeds, return_exceptions=True)
-        await asyncio.gather(*(own.aclose() for own in run.clients.values()), return_exceptions=True)
+        await asyncio.gather(*(own.close() for own in run.clients.values()), return_exceptions=True)
 
     stats = run.stats
     wall = wall1 - wall0
@@ -709,8 +729,6 @@ def main() -> None:
     import django
 
     django.setup()
-    # The production settings log every client request of httpx at INFO; the figures are the output.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
     from accounts.models import User
     from accounts.services import token_create
     from games.models import Game, GameStatus
@@ -754,15 +772,17 @@ def main() -> None:
     try:
         for _ in range(300):
             try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).close()
                 break
-            except httpx.HTTPError:
+            except OSError:
                 time.sleep(0.2)
         stamp = f"{int(time.time())}{random.randrange(1000)}"
         staff = User.objects.create_user(username=f"load-staff-{stamp}", password="x" * 12, is_staff=True)
         users = User.objects.bulk_create([User(username=f"load-{stamp}-{i}") for i in range(args.tables * 5)])
         tokens = [(user.pk, token_create(user=user)) for user in users]
-        asyncio.run(
+        speed_before = machine_speed_ms()
+        # uvloop, as the server uses: the generator's own event loop is part of every latency it measures.
+        uvloop.run(
             drive(
                 args,
                 f"http://127.0.0.1:{port}/api/v1",
@@ -771,6 +791,10 @@ def main() -> None:
                 server.pid,
                 worker.pid if worker else None,
             )
+        )
+        print(
+            f"machine speed (support.machine_speed_ms, lower is faster): {speed_before:.1f} ms before "
+            f"the run, {machine_speed_ms():.1f} ms after"
         )
         print(f"server log: {log.name}")
     finally:

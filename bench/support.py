@@ -1,4 +1,5 @@
-"""What the bench scripts share: a free loopback port, their own PostgreSQL database, percentiles.
+"""What the bench scripts share: a free loopback port, their own PostgreSQL database, percentiles,
+and a measure of how fast the machine is at the time.
 
 The scripts run as `python bench/<name>.py`, so this module is found next to them.
 """
@@ -29,3 +30,26 @@ def percentile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def machine_speed_ms() -> float:
+    """CPU milliseconds of a fixed piece of pure-Python work (dicts, strings, calls), best of five.
+
+    The development machine is a VM on a shared host: the same instructions cost more CPU time when
+    its neighbours are busy (0.9–1.9 × on one day), so CPU-per-request figures from different hours
+    are comparable only next to this figure from the same run."""
+    import time
+
+    def work() -> int:
+        total = 0
+        for i in range(60_000):
+            entry = {"seq": i, "type": "play", "cards": [str(i), "3S"]}
+            total += len(f"{entry['type']}:{entry['seq']}") + len(entry["cards"])
+        return total
+
+    best = float("inf")
+    for _ in range(5):
+        started = time.process_time()
+        work()
+        best = min(best, time.process_time() - started)
+    return best * 1e3
