@@ -217,6 +217,7 @@ class _Inbox:
 
     def __init__(self) -> None:
         self.woken = asyncio.Event()
+        shutdown.wake_on_stop(self.woken)  # the stop wakes its waiter (Waiter.wait)
         self.messages: list[dict | None] = []
         self.lost = False
         self.gone = False  # its subscription went with a failed connection
@@ -466,16 +467,18 @@ class Waiter:
         """Wait for a wake-up; True if one came (something was published on the channel), False
         after `timeout`, (without Redis) after one poll interval, or as soon as the process is told
         to stop (config/shutdown.py)."""
-        woken = await shutdown.unless_stopping(self._wait(timeout))
-        return bool(woken)
-
-    async def _wait(self, timeout: float) -> bool:
         if self._woken is None:
-            await asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL))
+            await shutdown.unless_stopping(asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL)))
             return False
+        if shutdown.is_requested():
+            return False
+        # The inbox's event is also set by the stop (`_Inbox`), so it is awaited alone, in this task.
         try:
-            await asyncio.wait_for(self._woken.woken.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._woken.woken.wait()
         except TimeoutError:
+            return False
+        if shutdown.is_requested():
             return False
         self._woken.woken.clear()
         if self._woken.gone:

@@ -284,3 +284,34 @@ def test_a_game_message_says_its_version_beside_the_entries():
             return waiter.take()
 
     assert asyncio.run(scenario()) == [{"version": 7, "after": 4, "last": 5, "entries": _entries(5, 5)}]
+
+
+@pytest.fixture
+def stop_mark():
+    from config import shutdown
+
+    shutdown.reset()
+    yield shutdown
+    shutdown.reset()
+
+
+def test_the_stop_releases_a_subscribed_waiter_at_once_and_later_waits_do_not_start(stop_mark):
+    # A waiter awaits its inbox alone (no task racing it against the stop): the stop sets the inbox.
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        async with wakeups.Waiter(channel="t:stopping") as waiter:
+            assert not waiter.polling
+            started = loop.time()
+            waiting = asyncio.ensure_future(waiter.wait(30))
+            await asyncio.sleep(0.1)
+            assert not waiting.done()
+            stop_mark.request()
+            released = await asyncio.wait_for(waiting, timeout=10)
+            released_after = loop.time() - started
+            # Told to stop, not woken: the caller must not take this for a message.
+            later = await asyncio.wait_for(waiter.wait(30), timeout=10)
+        return released, released_after, later
+
+    released, released_after, later = asyncio.run(scenario())
+    assert released is False and later is False
+    assert released_after < 5, released_after
