@@ -17,9 +17,14 @@ def usable_cores() -> int:
 
 
 def default_workers(cores: int) -> int:
-    # Async workers each serve many connections, but Django's synchronous views run one at a time per
-    # worker's thread: gunicorn's usual 2 × cores + 1 keeps the CPUs busy while others wait on PostgreSQL.
-    return 2 * cores + 1
+    # One per core, at least two. A worker already serves many requests at once: each async request
+    # is a task on its event loop, each synchronous view a thread of its own (config/request_threads.py),
+    # so one waiting on PostgreSQL does not stall the others. More processes than cores only compete for
+    # them, and each one more re-reads the wake-ups of the games its streams follow (config/wakeups.py)
+    # and misses the state cache more often: under bench/load_tables.py (100 tables, 2 cores) 5 workers
+    # cost 22.3 / 20.8 ms of CPU per move, 3 cost 20.3 / 21.1, 2 cost 18.9 / 17.6 (docs/scaling.md).
+    # Two, not one, on a single core: a worker restarting or collecting garbage then stalls only half.
+    return max(2, cores)
 
 
 

@@ -117,13 +117,15 @@ def _gunicorn_settings(monkeypatch, **env):
 def test_the_web_role_takes_its_worker_count_from_the_cores(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     settings = _gunicorn_settings(monkeypatch)
-    assert settings.workers == 7
+    assert settings.workers == 3  # one per core
     assert settings.worker_class == "uvicorn_worker.UvicornWorker"
     assert settings.wsgi_app == "config.asgi:application"
     assert settings.bind == "0.0.0.0:8000"
     assert _gunicorn_settings(monkeypatch, WEB_CONCURRENCY="3", PORT="9000").workers == 3
     assert _gunicorn_settings(monkeypatch, PORT="9000").bind == "0.0.0.0:9000"
     importlib.import_module("uvicorn_worker").UvicornWorker  # noqa: B018 - the worker class is installed
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert _gunicorn_settings(monkeypatch).workers == 2  # never fewer than two
 
 
 def test_compose_runs_every_role_against_postgres_and_redis():
