@@ -693,7 +693,9 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, default=0, help="gunicorn workers (default: config/gunicorn.py)"
     )
-    parser.add_argument("--pool", type=int, default=4, help="DB_POOL_MAX_SIZE per worker (0: none)")
+    parser.add_argument(
+        "--pool", type=int, default=None, help="DB_POOL_MAX_SIZE per web worker (default: the role's)"
+    )
     parser.add_argument("--redis-db", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -716,12 +718,15 @@ def main() -> None:
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "REDIS_URL": redis_url,
         "CELERY_BROKER_URL": redis_url,
-        "DB_POOL_MAX_SIZE": str(args.pool),
         "PROMETHEUS_MULTIPROC_DIR": metrics_dir,
         "AUTH_THROTTLE_RATE": "100000/min",
     }
     if args.workers:
         env["WEB_CONCURRENCY"] = str(args.workers)
+    if args.pool is not None:
+        env["DB_POOL_MAX_SIZE"] = str(args.pool)
+    elif args.server == "uvicorn":
+        env["DB_POOL_MAX_SIZE"] = "8"  # what config/gunicorn.py gives each web worker
     os.environ.update(env)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)

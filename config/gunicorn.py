@@ -33,8 +33,11 @@ def default_env() -> list[str]:
     # their connection back while they wait (config/api/long_poll.py), so a few per worker serve every
     # request; without a pool each request opens a new PostgreSQL connection (docs/scaling.md).
     # gunicorn sets these in its own process when it starts, so the forked workers' settings see them.
+    # Eight per worker: with one worker per core each serves more requests at once than the 2 × cores + 1
+    # workers of four did, and four each let 1,000 clients opening their streams together wait out the
+    # pool's 10 s (bench/load_tables.py, 200 tables); two cores now hold 16 connections, not 20.
     if "DB_POOL_MAX_SIZE" not in os.environ and os.environ.get("DB_CONN_MAX_AGE", "0") == "0":
-        return ["DB_POOL_MAX_SIZE=4"]
+        return ["DB_POOL_MAX_SIZE=8"]
     return []
 
 

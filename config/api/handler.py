@@ -5,6 +5,7 @@ Django's 404/500 handlers for URLs outside DRF answer in the same shape.
 """
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -26,9 +27,31 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
 ]
 
 
+# How long a client is asked to wait when every database connection of the process was busy.
+BUSY_RETRY_AFTER_SECONDS = 1
+
+
+def _pool_exhausted(exc: Exception) -> bool:
+    """Every connection of the process's pool stayed busy for the pool's whole timeout: the server is
+    overloaded, not broken, and nothing was done. Django wraps psycopg_pool's PoolTimeout."""
+    if not isinstance(exc, OperationalError):
+        return False
+    try:
+        from psycopg_pool import PoolTimeout
+    except ImportError:  # SQLite, or PostgreSQL without the pool
+        return False
+    return isinstance(exc.__cause__, PoolTimeout)
+
+
 def _translate(exc: Exception) -> ApiError | None:
     if isinstance(exc, ApiError):
         return exc
+    if _pool_exhausted(exc):
+        return ApiError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            "The server is busy; retry shortly.",
+            extra={"retry_after": BUSY_RETRY_AFTER_SECONDS},
+        )
     if isinstance(exc, Http404):
         return ApiError(ErrorCode.NOT_FOUND, "Not found.")
     if isinstance(exc, DjangoPermissionDenied):
@@ -64,6 +87,8 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None) is not None:
             headers["Retry-After"] = str(int(exc.wait) + 1)
+    if error.code == ErrorCode.SERVICE_UNAVAILABLE and "retry_after" in error.extra:
+        headers["Retry-After"] = str(error.extra["retry_after"])
     if error.status_code == 401 and "WWW-Authenticate" not in headers:
         headers["WWW-Authenticate"] = 'Bearer realm="api"'
     return Response(error.body(), status=error.status_code, headers=headers)

@@ -14,15 +14,15 @@ def _gunicorn_settings(monkeypatch, **env):
     return importlib.reload(config.gunicorn)
 
 
-def test_the_web_role_gets_a_pool_of_four_per_worker_by_default(monkeypatch):
-    assert _gunicorn_settings(monkeypatch).raw_env == ["DB_POOL_MAX_SIZE=4"]
+def test_the_web_role_gets_a_pool_of_eight_per_worker_by_default(monkeypatch):
+    assert _gunicorn_settings(monkeypatch).raw_env == ["DB_POOL_MAX_SIZE=8"]
 
 
 def test_a_pool_size_or_persistent_connections_chosen_by_the_deployment_win(monkeypatch):
     assert _gunicorn_settings(monkeypatch, DB_POOL_MAX_SIZE="8").raw_env == []
     assert _gunicorn_settings(monkeypatch, DB_POOL_MAX_SIZE="0").raw_env == []
     assert _gunicorn_settings(monkeypatch, DB_CONN_MAX_AGE="60").raw_env == []
-    assert _gunicorn_settings(monkeypatch, DB_CONN_MAX_AGE="0").raw_env == ["DB_POOL_MAX_SIZE=4"]
+    assert _gunicorn_settings(monkeypatch, DB_CONN_MAX_AGE="0").raw_env == ["DB_POOL_MAX_SIZE=8"]
 
 
 def test_loading_the_settings_does_not_change_this_process_environment(monkeypatch):
