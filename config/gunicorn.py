@@ -34,8 +34,9 @@ def default_env() -> list[str]:
     # request; without a pool each request opens a new PostgreSQL connection (docs/scaling.md).
     # gunicorn sets these in its own process when it starts, so the forked workers' settings see them.
     # Eight per worker: with one worker per core each serves more requests at once than the 2 × cores + 1
-    # workers of four did, and four each let 1,000 clients opening their streams together wait out the
-    # pool's 10 s (bench/load_tables.py, 200 tables); two cores now hold 16 connections, not 20.
+    # workers of four did (two cores now hold 16 connections, not 20). With four each, two workers ran
+    # out in the first minute of bench/load_tables.py's 200 tables; a request that waits out the pool's
+    # 10 s is answered 503 with Retry-After (config/api/handler.py).
     if "DB_POOL_MAX_SIZE" not in os.environ and os.environ.get("DB_CONN_MAX_AGE", "0") == "0":
         return ["DB_POOL_MAX_SIZE=8"]
     return []
