@@ -36,8 +36,9 @@ def machine_speed_ms() -> float:
     """CPU milliseconds of a fixed piece of pure-Python work (dicts, strings, calls), best of five.
 
     The development machine is a VM on a shared host: the same instructions cost more CPU time when
-    its neighbours are busy (0.9–1.9 × on one day), so CPU-per-request figures from different hours
-    are comparable only next to this figure from the same run."""
+    its neighbours are busy (28–64 ms for this on 2026-12-02, flapping within seconds), so
+    CPU-per-request figures from different hours are comparable only next to this figure from the
+    same run (bench/README.md "Machine speed")."""
     import time
 
     def work() -> int:
