@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
+from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from config import shutdown, wakeups
@@ -60,6 +61,23 @@ def connections_release() -> None:
             connection.close()
 
 
+def view_then_release(view: Callable[..., HttpResponse]) -> Callable[..., Awaitable[HttpResponse]]:
+    """A DRF view, async-wrapped, that gives its database connections back in the same thread hop,
+    before its answer reaches the event loop. A long-poll then waits, and a stream follows, holding
+    none; released a hop later instead (a stream's at its first read, after the response's start and
+    the wake-up subscription), each connection stayed taken for turns of a busy event loop: with a
+    thousand clients opening streams, every connection of the pool was taken that way and requests
+    waited out the pool's timeout into 503s (docs/scaling.md, ninth session)."""
+
+    def answer(request, **kwargs) -> HttpResponse:
+        try:
+            return view(request, **kwargs)
+        finally:
+            connections_release()
+
+    return sync_to_async(answer)
+
+
 def long_poll_view(
     api_class: type,
     *,
@@ -71,7 +89,7 @@ def long_poll_view(
     `channel(request, **kwargs)` names the wake-up channel; `changed(request, after, **kwargs)` says,
     from the database, whether there is anything after `after` now.
     """
-    sync_view = sync_to_async(api_class.as_view())
+    view_released = view_then_release(api_class.as_view())
 
     def changed_then_release(request, after, **kwargs) -> bool:
         try:
@@ -80,23 +98,20 @@ def long_poll_view(
             connections_release()
 
     changed_async = sync_to_async(changed_then_release)
-    # Thread-sensitive calls of one request share a thread, so this releases the views' connection.
-    release_async = sync_to_async(connections_release)
 
     async def view(request, **kwargs):
-        response = await sync_view(request, **kwargs)
+        response = await view_released(request, **kwargs)
         params = _params(request)
         # Errors, a wait of 0 and a non-empty answer go back at once; only "nothing new" waits.
         if params is None or response.status_code != 200 or response.data["last_seq"] > params[0]:
             return response
         after, wait = params
-        await release_async()
         await wait_for_change(
             channel=channel(request, **kwargs),
             changed=lambda: changed_async(request, after, **kwargs),
             seconds=wait,
         )
-        return await sync_view(request, **kwargs)
+        return await view_released(request, **kwargs)
 
     view = csrf_exempt(view)
     # drf-spectacular documents a URL by its callback's `cls`: describe this view as the DRF one.

@@ -25,9 +25,6 @@ from django.http import HttpResponse, StreamingHttpResponse
 from config import shutdown, wakeups
 from config.api.long_poll import connections_release
 
-# Thread-sensitive calls of one request share a thread, so this releases what its view took.
-_connections_release = sync_to_async(connections_release)
-
 
 def wants_stream(request) -> bool:
     """The client asked for the stream form (`Accept: text/event-stream`), as EventSource does."""
@@ -81,10 +78,10 @@ async def stream_view(
     token_vouched: Callable[[object], bool],
     **kwargs,
 ) -> HttpResponse:
-    """Answer `request` as a stream of the log `view` (an async-wrapped DRF view answering
-    `{"events", "last_seq"}`) reads, or with the view's error. `token_vouched(request)`, run in
-    the request's thread, is the cheap periodic check of the caller's token; when it cannot
-    vouch, the view is run again and decides."""
+    """Answer `request` as a stream of the log `view` (a DRF view answering `{"events", "last_seq"}`,
+    wrapped by long_poll.view_then_release) reads, or with the view's error.
+    `token_vouched(request)`, run in the request's thread, is the cheap periodic check of the
+    caller's token; when it cannot vouch, the view is run again and decides."""
     request.META["HTTP_ACCEPT"] = "application/json"
     # DRF negotiates from `request.headers`, which a middleware may already have read (and Django
     # caches): drop the cached copy so that the new Accept is the one seen.
@@ -95,14 +92,11 @@ async def stream_view(
         return first
 
     async def view_allows(after: int) -> bool:
-        # The view's own checks again, asking only for what the stream has not sent; then its
-        # database connection goes back (a stream may not hold one while it waits).
+        # The view's own checks again, asking only for what the stream has not sent (its database
+        # connection goes back with its answer: a stream may not hold one while it waits).
         request.GET = request.GET.copy()
         request.GET["after"] = str(after)
-        try:
-            return (await view(request, **kwargs)).status_code == 200
-        finally:
-            await _connections_release()
+        return (await view(request, **kwargs)).status_code == 200
 
     followed = log()
 

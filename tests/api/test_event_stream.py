@@ -253,3 +253,29 @@ def test_with_redis_each_move_reaches_every_open_stream_in_its_wake_up_without_a
     assert reads == befores  # one read each, at subscription; every move came in a wake-up
     private = [event for log in expected for event in log["events"] if "private_to" in event]
     assert private, "the moves should include a seat's private event"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_streams_opening_view_gives_its_database_connection_back_in_the_same_thread_hop(make_table):
+    """A stream's view must not keep its connection until the stream's first read, turns of the
+    event loop later: under load that took every pooled connection (config/api/sse.py)."""
+    from django.db import connection
+    from rest_framework.test import APIRequestFactory
+
+    from config.api.long_poll import view_then_release
+    from games.apis import GameEventsApi
+
+    setup = make_table()
+    game_id, token = setup["game"], setup["tokens"][0]
+
+    def opened(wrapped) -> bool:
+        connection.close()
+        request = APIRequestFactory().get(
+            f"/api/v1/games/{game_id}/events", HTTP_AUTHORIZATION=f"Bearer {token}"
+        )
+        response = async_to_sync(wrapped)(request, game_id=game_id)
+        assert response.status_code == 200 and response.data["events"]
+        return connection.connection is not None
+
+    assert opened(sync_to_async(GameEventsApi.as_view()))  # the view alone keeps it (the control)
+    assert not opened(view_then_release(GameEventsApi.as_view()))
