@@ -5,12 +5,13 @@
         .venv/bin/python bench/load_tables.py --tables 50 --seconds 90
 
 Starts the `web` role's server (gunicorn with uvicorn workers, `config/gunicorn.py`, production
-settings; `--server uvicorn` for one plain process) on 127.0.0.1, creates `--tables` one-deal tables
-with staff `setups` and seats five users at each. The tables' players start acting evenly over
-`--stagger` seconds (20), as real tables do not all begin in one instant (with `--stagger 0` every
-deal's opening, when four seats answer a window together, falls in the same seconds); measuring
-begins `--warmup` seconds after the last one started. Every simulated player is what a mobile
-client does:
+settings; `--server uvicorn` for one plain process) on 127.0.0.1 and `--tables` one-deal tables
+with staff `setups`, five users at each. The tables are created and seated evenly over `--stagger`
+seconds (20), each one's players acting at once, as real tables do not all begin in one instant (with
+`--stagger 0` every deal's opening, when four seats answer a window together, falls in the same
+seconds; and a table seated long before its players act would time out first); measuring begins
+`--warmup` seconds after the last one was seated. Every simulated player is what a mobile client
+does:
 
 * it follows its feed, `GET me/events`, where a `your_turn` entry wakes it up, and the game's log,
   `GET games/{id}/events`, to show the others' plays: with `--follow stream` (the default) each as
@@ -180,6 +181,8 @@ class Run:
         self.measuring = False
         self.rng = random.Random(args.seed)
         self.background: set[asyncio.Task] = set()  # seats being taken back
+        self.unseated = args.tables  # tables not yet created and seated for the first time
+        self.seated = asyncio.Event()  # ... until none is left
 
     async def probe_loop_lag(self) -> None:
         while True:
@@ -450,11 +453,17 @@ class Run:
         self.stats.errors[f"move: {response.status_code} {response.text[:80]}"] += 1
         return False
 
-    async def table_slot(self, players: list[Player], first_game: int, delay: float = 0.0) -> None:
-        # Real tables do not all begin at one instant: each starts playing `delay` seconds in.
+    async def table_slot(self, players: list[Player], delay: float = 0.0) -> None:
+        # Real tables do not all begin at one instant: each is seated and starts playing `delay`
+        # seconds in.
         await asyncio.sleep(delay)
-        game = first_game
-        while True:
+        try:
+            game = await self.seat(players)
+        finally:
+            self.unseated -= 1
+            if self.unseated == 0:
+                self.seated.set()
+        while game is not None:
             over = asyncio.Event()
             followers = [
                 asyncio.create_task(self.follow_game(p, s, game, over)) for s, p in enumerate(players)
@@ -471,7 +480,15 @@ class Run:
             self.stats.finals[game] = final.status_code if final is not None else 0
             if self.stop.is_set():
                 return
-            game = await self.new_table(players)
+            game = await self.seat(players)
+
+    async def seat(self, players: list[Player]) -> int | None:
+        """A new one-deal table for these players (its game id), or None, counted as an error."""
+        try:
+            return await self.new_table(players)
+        except RuntimeError as refused:
+            self.stats.errors[f"setup: {str(refused)[:80]}"] += 1
+            return None
 
 
 def check_log(stats: Stats) -> list[str]:
@@ -550,21 +567,19 @@ async def drive(
         run.clients = {p.headers["Authorization"]: player_session() for p in players}
         tables = [players[i * 5 : (i + 1) * 5] for i in range(args.tables)]
         setup_started = time.perf_counter()
-        gate = asyncio.Semaphore(8)
-
-        async def setup(table_players):
-            async with gate:
-                return await run.new_table(table_players)
-
-        games = await asyncio.gather(*(setup(t) for t in tables))
-        print(f"setup: {args.tables} tables seated in {time.perf_counter() - setup_started:.1f} s")
         feeds = [asyncio.create_task(run.follow_feed(p)) for p in players]
+        # Each table is created and seated at its own moment of the stagger, its players acting at
+        # once, as a table that fills does: a deal's turn timer runs from its first prompt, so a table
+        # seated long before its players start times out before anyone acts (with every table seated
+        # up front, 200 tables took 23-30 s to seat and the first ones timed out all at once).
         slots = [
-            asyncio.create_task(run.table_slot(t, g, delay=i * args.stagger / len(tables)))
-            for i, (t, g) in enumerate(zip(tables, games))
+            asyncio.create_task(run.table_slot(t, delay=i * args.stagger / len(tables)))
+            for i, t in enumerate(tables)
         ]
+        await run.seated.wait()
+        print(f"setup: {args.tables} tables seated over {time.perf_counter() - setup_started:.1f} s")
 
-        await asyncio.sleep(args.stagger + min(args.warmup, args.seconds / 4))
+        await asyncio.sleep(min(args.warmup, args.seconds / 4))
         run.measuring = True
         lag_probe = asyncio.create_task(run.probe_loop_lag())
         load_before = load_average()
