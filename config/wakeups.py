@@ -259,62 +259,76 @@ class _Hub:
         self._redis = None
         self._pubsub = None
         self._reader: asyncio.Task | None = None
+        self._reading = None  # the connection `_reader` reads
+        self._sender: asyncio.Task | None = None  # sends the SUBSCRIBE of the channels `_unsent`
+        self._unsent: list[str] = []  # channels asked for since the last SUBSCRIBE was sent
         self._waiters: dict[str, set[_Inbox]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
         self._idle_since: dict[str, float] = {}  # subscribed channels nobody waits on, since when
         self._heard: dict[str, int] = {}  # messages received per subscribed channel
         self._swept = 0.0
-        self._lock = asyncio.Lock()
+        self._lock = asyncio.Lock()  # the sweep's and a failure's network calls, one at a time
 
     async def subscribe(self, channel: str) -> _Inbox:
         """An inbox the channel's messages go to, once Redis has confirmed the subscription (so a
-        message published after this returns cannot be missed). Raises when Redis fails."""
-        woken = _Inbox()
-        async with self._lock:
-            if self._pubsub is None:
-                import redis.asyncio as aioredis
+        message published after this returns cannot be missed). Raises when Redis fails.
 
-                # Named, so that `CLIENT LIST` tells which process holds a subscription.
-                self._redis = aioredis.Redis.from_url(
-                    settings.REDIS_URL, socket_connect_timeout=1, client_name=f"wakeups-{os.getpid()}"
-                )
-                self._pubsub = self._redis.pubsub()
-            waiters = self._waiters.setdefault(channel, set())
-            waiters.add(woken)
-            self._idle_since.pop(channel, None)
-            if channel not in self._confirmed:
-                self._confirmed[channel] = asyncio.Event()
-                try:
-                    await self._pubsub.subscribe(channel)
-                except Exception:
-                    waiters.discard(woken)
-                    self._waiters.pop(channel, None)
-                    self._confirmed.pop(channel, None)
-                    await self._reset()
-                    raise
-            if self._reader is None or self._reader.done():
-                self._reader = asyncio.create_task(self._read())
-            confirmed = self._confirmed[channel]
-        if confirmed.is_set():
-            return woken  # a lingering subscription: nothing to wait for
-        try:
-            await asyncio.wait_for(confirmed.wait(), self.CONFIRM_SECONDS)
-        except TimeoutError:
-            await self.unsubscribe(channel, woken)
-            raise
+        The channels asked for while a SUBSCRIBE is being sent go together in the next one, and
+        nothing waits on a lock: when a thousand clients opened their streams at once, each
+        subscription held a lock across its own round trip, so the last waited for all the others
+        in turn, a turn of a busy event loop each, for up to 48 s (docs/scaling.md, ninth session)."""
+        woken = _Inbox()
+        if self._pubsub is None:
+            import redis.asyncio as aioredis
+
+            # Named, so that `CLIENT LIST` tells which process holds a subscription.
+            self._redis = aioredis.Redis.from_url(
+                settings.REDIS_URL, socket_connect_timeout=1, client_name=f"wakeups-{os.getpid()}"
+            )
+            self._pubsub = self._redis.pubsub()
+        self._waiters.setdefault(channel, set()).add(woken)
+        self._idle_since.pop(channel, None)
+        confirmed = self._confirmed.get(channel)
+        if confirmed is None:
+            confirmed = self._confirmed[channel] = asyncio.Event()
+            self._unsent.append(channel)
+            if self._sender is None or self._sender.done():
+                self._sender = asyncio.create_task(self._send_subscribe())
+        if not confirmed.is_set():  # (a lingering subscription has nothing to wait for)
+            try:
+                await asyncio.wait_for(confirmed.wait(), self.CONFIRM_SECONDS)
+            except TimeoutError:
+                await self.unsubscribe(channel, woken)
+                raise
+        if woken.gone:  # the connection failed before the subscription was confirmed
+            raise ConnectionError("Redis wake-up connection lost")
         return woken
+
+    async def _send_subscribe(self) -> None:
+        """SUBSCRIBE, in one command, every channel asked for until none is left unsent."""
+        while self._unsent and self._pubsub is not None:
+            pubsub, channels, self._unsent = self._pubsub, self._unsent, []
+            try:
+                await pubsub.subscribe(*channels)
+            except Exception:  # noqa: BLE001 - every waiter wakes (its subscribe raises) and reads
+                logger.warning("wake-up subscription failed", exc_info=True)
+                async with self._lock:
+                    if self._pubsub is pubsub:  # (not a connection made since)
+                        await self._reset()
+                continue
+            if self._reader is None or self._reader.done() or self._reading is not pubsub:
+                self._reading, self._reader = pubsub, asyncio.create_task(self._read(pubsub))
 
     async def unsubscribe(self, channel: str, woken: _Inbox) -> None:
         """This waiter is done; the channel itself lingers (LINGER_SECONDS) for the next one."""
-        async with self._lock:
-            waiters = self._waiters.get(channel)
-            if waiters is None:
-                return
-            waiters.discard(woken)
-            if not waiters and channel in self._confirmed:
-                self._idle_since[channel] = time.monotonic()
-            elif not waiters:
-                del self._waiters[channel]  # its subscription failed: nothing to keep
+        waiters = self._waiters.get(channel)
+        if waiters is None:
+            return
+        waiters.discard(woken)
+        if not waiters and channel in self._confirmed:
+            self._idle_since[channel] = time.monotonic()
+        elif not waiters:
+            del self._waiters[channel]  # its subscription failed: nothing to keep
 
     async def _sweep(self) -> None:
         """Unsubscribe the channels nobody has waited on for LINGER_SECONDS."""
@@ -326,6 +340,7 @@ class _Hub:
         if not stale:
             return
         async with self._lock:
+            gone = []
             for channel in stale:
                 if self._waiters.get(channel) or channel not in self._idle_since:
                     continue  # someone came back meanwhile
@@ -333,9 +348,12 @@ class _Hub:
                 self._waiters.pop(channel, None)
                 self._confirmed.pop(channel, None)
                 self._heard.pop(channel, None)
-                if self._pubsub is not None:
-                    with contextlib.suppress(Exception):
-                        await self._pubsub.unsubscribe(channel)
+                gone.append(channel)
+            # Written before anything else runs (no wait in between): a waiter that asks for one of
+            # these channels from now on has its SUBSCRIBE sent after this UNSUBSCRIBE.
+            if gone and self._pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await self._pubsub.unsubscribe(*gone)
 
     def watch(self, channel: str):
         """A mark of the channel's state now if it is subscribed (else None), for `quiet_since`."""
@@ -356,10 +374,12 @@ class _Hub:
         """The channels this hub holds a subscription for (waited on or lingering)."""
         return set(self._confirmed)
 
-    async def _read(self) -> None:
+    async def _read(self, pubsub) -> None:
+        """Read `pubsub`'s messages until it fails or is replaced (a reset; the new one has its own
+        reader)."""
         try:
-            while True:
-                message = await self._pubsub.get_message(timeout=1.0)
+            while self._pubsub is pubsub:
+                message = await pubsub.get_message(timeout=1.0)
                 await self._sweep()
                 if message is None:
                     continue
@@ -380,9 +400,10 @@ class _Hub:
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the connection is gone: wake everyone, reconnect on demand
-            logger.warning("wake-up connection lost", exc_info=True)
             async with self._lock:
-                await self._reset()
+                if self._pubsub is pubsub:  # (not a connection made since)
+                    logger.warning("wake-up connection lost", exc_info=True)
+                    await self._reset()
 
     async def _reset(self) -> None:
         """Drop the connection (lock held): every waiter wakes and re-reads; their channels are gone."""
@@ -395,6 +416,7 @@ class _Hub:
         self._confirmed.clear()
         self._idle_since.clear()
         self._heard.clear()
+        self._unsent.clear()
         pubsub, client, self._pubsub, self._redis = self._pubsub, self._redis, None, None
         with contextlib.suppress(Exception):
             if pubsub is not None:

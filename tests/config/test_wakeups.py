@@ -315,3 +315,65 @@ def test_the_stop_releases_a_subscribed_waiter_at_once_and_later_waits_do_not_st
     released, released_after, later = asyncio.run(scenario())
     assert released is False and later is False
     assert released_after < 5, released_after
+
+
+def test_many_waiters_entering_at_once_share_few_subscribes_and_each_is_woken():
+    """A thousand streams opening together: the channels asked for while a SUBSCRIBE is on its way
+    go in the next one, not each in a round trip of its own behind a lock; every waiter is
+    subscribed (confirmed) when it enters, so a message published right after wakes it."""
+    channels = [f"t:burst:{i}" for i in range(300)]
+
+    async def scenario():
+        hub = wakeups._hub()
+        async with wakeups.Waiter(channel="t:burst:first"):  # the connection, made
+            pass
+        sent = []
+        original = hub._pubsub.subscribe
+
+        async def counting(*names):
+            sent.append(names)
+            return await original(*names)
+
+        hub._pubsub.subscribe = counting
+        waiters = [wakeups.Waiter(channel=channel) for channel in channels]
+        await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
+        try:
+            assert not any(waiter.polling for waiter in waiters)  # all subscribed, none fell back
+            await asyncio.to_thread(lambda: [wakeups._publish(channel, 1) for channel in channels])
+            woken = await asyncio.gather(*(waiter.wait(5) for waiter in waiters))
+        finally:
+            await asyncio.gather(*(waiter.__aexit__(None, None, None) for waiter in waiters))
+        return sent, woken
+
+    sent, woken = asyncio.run(scenario())
+    assert sorted(name for names in sent for name in names) == sorted(channels)  # each once
+    assert len(sent) <= 3  # one round trip for the burst (the first, then whatever came meanwhile)
+    assert all(woken)
+
+
+def test_a_failed_subscribe_wakes_its_waiters_with_an_error_and_the_next_one_connects_again(monkeypatch):
+    """The SUBSCRIBE cannot be sent: each waiter entering meanwhile falls back to polling the
+    database (never waits out its timeout on a subscription that will not come), and the next
+    waiter makes a new connection."""
+
+    async def scenario():
+        hub = wakeups._hub()
+        async with wakeups.Waiter(channel="t:fail:first"):
+            pass
+
+        async def failing(*names):
+            raise ConnectionError("refused")
+
+        hub._pubsub.subscribe = failing
+        waiters = [wakeups.Waiter(channel=f"t:fail:{i}") for i in range(3)]
+        await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
+        fell_back = [waiter.polling for waiter in waiters]
+        async with wakeups.Waiter(channel="t:fail:again") as again:
+            polling_again = again.polling
+            await asyncio.to_thread(wakeups._publish, "t:fail:again", 1)
+            woken = await again.wait(2)
+        return fell_back, polling_again, woken
+
+    fell_back, polling_again, woken = asyncio.run(scenario())
+    assert fell_back == [True, True, True]
+    assert polling_again is False and woken is True
