@@ -27,6 +27,19 @@ def _redis(settings):
     wakeups._sync_client = None
 
 
+def _count_subscribes(hub) -> list[tuple[str, ...]]:
+    """The channels of each SUBSCRIBE the hub sends from now on (on its current connection)."""
+    sent = []
+    original = hub._pubsub.subscribe
+
+    async def counting(*channels):
+        sent.append(channels)
+        return await original(*channels)
+
+    hub._pubsub.subscribe = counting
+    return sent
+
+
 def _clients() -> int:
     import redis
 
@@ -111,14 +124,7 @@ def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
         async with wakeups.Waiter(channel="t:linger"):
             pass
         hub = wakeups._hub()
-        sent = []
-        original = hub._pubsub.subscribe
-
-        async def counting(*channels):
-            sent.append(channels)
-            return await original(*channels)
-
-        hub._pubsub.subscribe = counting
+        sent = _count_subscribes(hub)
         # The client's next long-poll, at once: no new SUBSCRIBE, and it is still woken.
         lingering = await asyncio.to_thread(numsub)
         async with wakeups.Waiter(channel="t:linger") as again:
@@ -324,17 +330,9 @@ def test_many_waiters_entering_at_once_share_few_subscribes_and_each_is_woken():
     channels = [f"t:burst:{i}" for i in range(300)]
 
     async def scenario():
-        hub = wakeups._hub()
         async with wakeups.Waiter(channel="t:burst:first"):  # the connection, made
             pass
-        sent = []
-        original = hub._pubsub.subscribe
-
-        async def counting(*names):
-            sent.append(names)
-            return await original(*names)
-
-        hub._pubsub.subscribe = counting
+        sent = _count_subscribes(wakeups._hub())
         waiters = [wakeups.Waiter(channel=channel) for channel in channels]
         await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
         try:
