@@ -17,7 +17,7 @@ from accounts.models import SanctionKind
 from config import wakeups
 from config.api import sse
 from config.api.errors import ErrorCode
-from config.api.long_poll import long_poll_view, view_then_release
+from config.api.long_poll import long_poll_view, then_release
 from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses, type_field
 from config.api.serializers import LongPollQueryInputSerializer
 
@@ -136,7 +136,7 @@ _long_poll = long_poll_view(
     channel=lambda request: wakeups.user_channel_name(request.user.pk),
     changed=lambda request, after: feed.feed_changed(user_id=request.user.pk, after=after),
 )
-_sync_view = view_then_release(MeEventsApi.as_view())
+_sync_view = then_release(MeEventsApi.as_view())
 
 
 def _followed_feed(user_id: int) -> sse.FollowedLog:

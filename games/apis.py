@@ -10,7 +10,7 @@ from accounts.authentication import bearer_token_vouched
 from config import wakeups
 from config.api import sse
 from config.api.errors import ApiError, ErrorCode
-from config.api.long_poll import long_poll_view, view_then_release
+from config.api.long_poll import long_poll_view, then_release
 from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses
 from config.api.serializers import StrictInputSerializer
 from games import event_stream, selectors, services
@@ -330,7 +330,7 @@ _game_events_long_poll = long_poll_view(
     channel=lambda request, game_id: wakeups.channel_name(game_id),
     changed=lambda request, after, game_id: selectors.game_events_changed(game_id=game_id, after=after),
 )
-_game_events_sync = view_then_release(GameEventsApi.as_view())
+_game_events_sync = then_release(GameEventsApi.as_view())
 
 
 async def game_events_view(request, game_id: int):

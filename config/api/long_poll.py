@@ -9,14 +9,16 @@ any, are for open streams: config/api/sse.py).
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
-from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from config import shutdown, wakeups
+
+T = TypeVar("T")
 
 
 def _params(request) -> tuple[int, float] | None:
@@ -61,21 +63,21 @@ def connections_release() -> None:
             connection.close()
 
 
-def view_then_release(view: Callable[..., HttpResponse]) -> Callable[..., Awaitable[HttpResponse]]:
-    """A DRF view, async-wrapped, that gives its database connections back in the same thread hop,
-    before its answer reaches the event loop. A long-poll then waits, and a stream follows, holding
-    none; released a hop later instead (a stream's at its first read, after the response's start and
-    the wake-up subscription), each connection stayed taken for turns of a busy event loop: with a
-    thousand clients opening streams, every connection of the pool was taken that way and requests
-    waited out the pool's timeout into 503s (docs/scaling.md, ninth session)."""
+def then_release(function: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`function` (a DRF view, a check), async-wrapped, giving its database connections back in the
+    same thread hop, before its answer reaches the event loop. A long-poll then waits, and a stream
+    follows, holding none; released a hop later instead (a stream's at its first read, after the
+    response's start and the wake-up subscription), each connection stayed taken for turns of a busy
+    event loop: with a thousand clients opening streams, every connection of the pool was taken that
+    way and requests waited out the pool's timeout into 503s (docs/scaling.md, ninth session)."""
 
-    def answer(request, **kwargs) -> HttpResponse:
+    def call(*args, **kwargs) -> T:
         try:
-            return view(request, **kwargs)
+            return function(*args, **kwargs)
         finally:
             connections_release()
 
-    return sync_to_async(answer)
+    return sync_to_async(call)
 
 
 def long_poll_view(
@@ -89,15 +91,8 @@ def long_poll_view(
     `channel(request, **kwargs)` names the wake-up channel; `changed(request, after, **kwargs)` says,
     from the database, whether there is anything after `after` now.
     """
-    view_released = view_then_release(api_class.as_view())
-
-    def changed_then_release(request, after, **kwargs) -> bool:
-        try:
-            return changed(request, after, **kwargs)
-        finally:
-            connections_release()
-
-    changed_async = sync_to_async(changed_then_release)
+    view_released = then_release(api_class.as_view())
+    changed_async = then_release(changed)
 
     async def view(request, **kwargs):
         response = await view_released(request, **kwargs)

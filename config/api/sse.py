@@ -18,12 +18,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import orjson
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
 from config import shutdown, wakeups
-from config.api.long_poll import connections_release
+from config.api.long_poll import then_release
 
 
 def wants_stream(request) -> bool:
@@ -79,7 +78,7 @@ async def stream_view(
     **kwargs,
 ) -> HttpResponse:
     """Answer `request` as a stream of the log `view` (a DRF view answering `{"events", "last_seq"}`,
-    wrapped by long_poll.view_then_release) reads, or with the view's error.
+    wrapped by long_poll.then_release) reads, or with the view's error.
     `token_vouched(request)`, run in the request's thread, is the cheap periodic check of the
     caller's token; when it cannot vouch, the view is run again and decides."""
     request.META["HTTP_ACCEPT"] = "application/json"
@@ -101,15 +100,12 @@ async def stream_view(
     followed = log()
 
     def read(after: int, check: bool) -> tuple[bool, Page | None]:
-        # One thread hop: the token's check when due, and the read. A stream holds no database
-        # connection while it waits.
-        try:
-            return (not check or token_vouched(request)), followed.read(after)
-        finally:
-            connections_release()
+        # One thread hop: the token's check when due, and the read (its connection given back in
+        # the same hop: a stream holds none while it waits).
+        return (not check or token_vouched(request)), followed.read(after)
 
     response = StreamingHttpResponse(
-        _follow(followed, first=first.data, read=sync_to_async(read), view_allows=view_allows),
+        _follow(followed, first=first.data, read=then_release(read), view_allows=view_allows),
         content_type="text/event-stream",
     )
     response["Cache-Control"] = "no-cache"

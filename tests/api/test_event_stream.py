@@ -262,7 +262,7 @@ def test_a_streams_opening_view_gives_its_database_connection_back_in_the_same_t
     from django.db import connection
     from rest_framework.test import APIRequestFactory
 
-    from config.api.long_poll import view_then_release
+    from config.api.long_poll import then_release
     from games.apis import GameEventsApi
 
     setup = make_table()
@@ -278,4 +278,4 @@ def test_a_streams_opening_view_gives_its_database_connection_back_in_the_same_t
         return connection.connection is not None
 
     assert opened(sync_to_async(GameEventsApi.as_view()))  # the view alone keeps it (the control)
-    assert not opened(view_then_release(GameEventsApi.as_view()))
+    assert not opened(then_release(GameEventsApi.as_view()))
