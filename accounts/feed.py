@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass
 
 import orjson
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
@@ -70,14 +70,15 @@ def feed_append_prepare(entries: list[tuple[int, str, dict]]) -> PreparedAppend 
     """`feed_append_many(entries)` as parts of another statement (a move's write carries its
     `your_turn` entries: a round trip fewer); None when there is nothing to append or the database
     is not PostgreSQL (then call `feed_append_many`)."""
-    if not entries or connection.vendor != "postgresql":
+    db = connections[DEFAULT_DB_ALIAS]  # not the proxy: a Local lookup per read
+    if not entries or db.vendor != "postgresql":
         return None
     user_ids, by_user = _by_user(entries)
     data_field = FeedEvent._meta.get_field("data")
     params: list = list(user_ids)
     for user_id in user_ids:
         type, data = by_user[user_id]
-        params += [user_id, type, data_field.get_db_prep_save(data, connection)]
+        params += [user_id, type, data_field.get_db_prep_save(data, db)]
     params.append(timezone.now())
     return PreparedAppend(
         ctes=_append_ctes_sql(len(user_ids)),

@@ -10,17 +10,20 @@ Statements are not prepared (Django leaves psycopg's `prepare_threshold` unset),
 pooling PgBouncer in front (docs/scaling.md) is no obstacle.
 """
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.postgresql.base import ServerBindingCursor
 
 
 def bound_cursor():
     """A cursor (a context manager, as `connection.cursor()` is) binding on the server on
     PostgreSQL; elsewhere the connection's own."""
-    if connection.vendor != "postgresql":
-        return connection.cursor()
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
+    # The connection itself, read once: every attribute read through django.db.connection is a
+    # lookup in an asgiref Local.
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        return db.cursor()
+    db.ensure_connection()
+    with db.wrap_database_errors:
         # What `connection.cursor()` does with the cursor it creates: the debug wrapper when
         # queries are logged (tests count them), the plain wrapper otherwise.
-        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
+        return db._prepare_cursor(ServerBindingCursor(db.connection))

@@ -9,7 +9,7 @@ are sent: callers use this only for models that have none connected.
 
 from functools import lru_cache
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 
 @lru_cache(maxsize=64)
@@ -26,10 +26,11 @@ def _statement(model, vendor: str, count: int) -> tuple[str, tuple]:
 
 def insert_statement(model, rows: list) -> tuple[str, list]:
     """The INSERT of these new, unsaved instances of `model`, and its parameters."""
-    sql, fields = _statement(model, connection.vendor, len(rows))
-    params = [
-        field.get_db_prep_save(field.pre_save(row, add=True), connection) for row in rows for field in fields
-    ]
+    # The connection itself, not the django.db.connection proxy (an asgiref Local lookup per read,
+    # and each field's preparation reads `connection.ops` per value).
+    db = connections[DEFAULT_DB_ALIAS]
+    sql, fields = _statement(model, db.vendor, len(rows))
+    params = [field.get_db_prep_save(field.pre_save(row, add=True), db) for row in rows for field in fields]
     return sql, params
 
 

@@ -10,7 +10,7 @@ loads them on first use.
 from dataclasses import dataclass
 from functools import lru_cache
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from config.api.errors import ApiError, ErrorCode
 from config.json_field import LazyOrjsonField
@@ -59,7 +59,8 @@ def _shape(vendor: str, lock: bool, game_unread: frozenset, table_unread: frozen
 
 def game_with_table(*, game_id: int, lock: bool, game_unread=frozenset(), table_unread=frozenset()) -> Game:
     """The game (locked until the transaction ends if `lock`) with its table attached; 404 if none."""
-    shape = _shape(connection.vendor, lock, frozenset(game_unread), frozenset(table_unread))
+    db = connections[DEFAULT_DB_ALIAS]  # not the django.db.connection proxy: a Local lookup per read
+    shape = _shape(db.vendor, lock, frozenset(game_unread), frozenset(table_unread))
     with bound_cursor() as cursor:
         cursor.execute(shape.sql, [game_id])
         row = cursor.fetchone()
@@ -68,10 +69,10 @@ def game_with_table(*, game_id: int, lock: bool, game_unread=frozenset(), table_
     values = []
     for value, converters in zip(row, shape.converters, strict=True):
         for converter, expression in converters:
-            value = converter(value, expression, connection)
+            value = converter(value, expression, db)
         values.append(value)
     split = len(shape.game_fields)
-    game = Game.from_db(connection.alias, [f.attname for f in shape.game_fields], values[:split])
-    table = table_model().from_db(connection.alias, [f.attname for f in shape.table_fields], values[split:])
+    game = Game.from_db(db.alias, [f.attname for f in shape.game_fields], values[:split])
+    table = table_model().from_db(db.alias, [f.attname for f in shape.table_fields], values[split:])
     Game._meta.get_field("table").set_cached_value(game, table)
     return game

@@ -11,7 +11,7 @@ store. No model signals are sent for these rows: none are connected to games or 
 
 from functools import lru_cache
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from accounts.feed import feed_append_many, feed_append_prepare, feed_appended
 from config.sql_cursor import bound_cursor
@@ -33,8 +33,11 @@ def _game_update(vendor: str, names: tuple[str, ...]) -> tuple[str, tuple]:
 
 
 def _game_update_statement(game: Game, names: tuple[str, ...]) -> tuple[str, list]:
-    sql, fields = _game_update(connection.vendor, names)
-    params = [field.get_db_prep_save(field.pre_save(game, add=False), connection) for field in fields]
+    # The connection itself, not django.db.connection: each attribute read through that proxy is a
+    # lookup in an asgiref Local, and the fields' preparation reads `connection.ops` per value.
+    db = connections[DEFAULT_DB_ALIAS]
+    sql, fields = _game_update(db.vendor, names)
+    params = [field.get_db_prep_save(field.pre_save(game, add=False), db) for field in fields]
     return sql, [*params, game.pk]
 
 
