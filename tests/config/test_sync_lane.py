@@ -6,12 +6,14 @@ The requests go through the real ASGI application (config/asgi.py) with a hand-m
 sync work runs on the request's own thread, so these tests commit their data (transaction=True).
 """
 
+import gc
 import json
 import logging
+import weakref
 
 import pytest
 from asgiref import sync as asgiref_sync
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.test import AsyncClient
 
 from config import sync_lane
@@ -129,3 +131,46 @@ def test_django_asgi_client_and_lane_agree(make_table):
     django = async_to_sync(AsyncClient().get)(path, headers={"Authorization": f"Bearer {token}"})
     status, _, content = asgi_call("GET", path, token)
     assert status == django.status_code == 200 and json.loads(content) == django.json()
+
+
+def _served_objects_alive(monkeypatch, call) -> list[str]:
+    """Make one request through the lane with the cyclic collector off, and name the request's
+    objects (Django's request, DRF's request, the view, the response) still alive afterwards."""
+    captured = []
+    original = sync_lane._respond
+
+    def responding(*args):
+        request, response = original(*args)
+        context = response.renderer_context
+        captured.extend(
+            (name, weakref.ref(obj))
+            for name, obj in (
+                ("request", request),
+                ("drf request", context["request"]),
+                ("view", context["view"]),
+                ("response", response),
+            )
+        )
+        return request, response
+
+    monkeypatch.setattr(sync_lane, "_respond_async", sync_to_async(responding))
+    gc.collect()
+    gc.disable()
+    try:
+        status, _, _ = call()
+        assert status == 200 and len(captured) == 4
+        return [name for name, ref in captured if ref() is not None]
+    finally:
+        gc.enable()
+
+
+def test_a_served_request_leaves_no_cycles_for_the_collector(make_table, monkeypatch):
+    # Freed by reference counting as soon as the response is sent: the cyclic collector's pauses
+    # were the load test's p99 (config/sync_lane.py `_unlink`, docs/scaling.md).
+    setup = make_table()
+    game_id, token = setup["game"], setup["tokens"][0]
+    view = lambda: asgi_call("GET", f"/api/v1/games/{game_id}", token)  # noqa: E731
+    assert len(_served_objects_alive(monkeypatch, view)) == 0
+    # The control: without the unlinking, Django's and DRF's cycles keep all of them alive.
+    monkeypatch.setattr(sync_lane, "_unlink", lambda request, response: None)
+    assert _served_objects_alive(monkeypatch, view) == ["request", "drf request", "view", "response"]
