@@ -133,9 +133,10 @@ def test_django_asgi_client_and_lane_agree(make_table):
     assert status == django.status_code == 200 and json.loads(content) == django.json()
 
 
-def _served_objects_alive(monkeypatch, call) -> list[str]:
+def _served_objects(monkeypatch, call) -> tuple[list[str], list[str]]:
     """Make one request through the lane with the cyclic collector off, and name the request's
-    objects (Django's request, DRF's request, the view, the response) still alive afterwards."""
+    objects (Django's request, DRF's request, the view, the response) still alive afterwards, and
+    those of them the collector then finds unreachable (kept alive only by cycles)."""
     captured = []
     original = sync_lane._respond
 
@@ -159,18 +160,27 @@ def _served_objects_alive(monkeypatch, call) -> list[str]:
     try:
         status, _, _ = call()
         assert status == 200 and len(captured) == 4
-        return [name for name, ref in captured if ref() is not None]
+        alive = {name: id(ref()) for name, ref in captured if ref() is not None}
+        # What a collection finds unreachable is kept in gc.garbage (its weak references cleared).
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        unreachable = {id(obj) for obj in gc.garbage}
+        return list(alive), [name for name, address in alive.items() if address in unreachable]
     finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
         gc.enable()
 
 
 def test_a_served_request_leaves_no_cycles_for_the_collector(make_table, monkeypatch):
-    # Freed by reference counting as soon as the response is sent: the cyclic collector's pauses
-    # were the load test's p99 (config/sync_lane.py `_unlink`, docs/scaling.md).
+    # Freed by reference counting once the response is sent: the cyclic collector's pauses were
+    # the load test's p99 (config/sync_lane.py `_unlink`, docs/scaling.md).
     setup = make_table()
     game_id, token = setup["game"], setup["tokens"][0]
     view = lambda: asgi_call("GET", f"/api/v1/games/{game_id}", token)  # noqa: E731
-    assert len(_served_objects_alive(monkeypatch, view)) == 0
+    _, only_in_cycles = _served_objects(monkeypatch, view)
+    assert only_in_cycles == []
     # The control: without the unlinking, Django's and DRF's cycles keep all of them alive.
     monkeypatch.setattr(sync_lane, "_unlink", lambda request, response: None)
-    assert _served_objects_alive(monkeypatch, view) == ["request", "drf request", "view", "response"]
+    alive, _ = _served_objects(monkeypatch, view)
+    assert alive == ["request", "drf request", "view", "response"]
