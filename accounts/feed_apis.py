@@ -20,6 +20,7 @@ from config.api.errors import ErrorCode
 from config.api.long_poll import long_poll_view, then_release
 from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses, type_field
 from config.api.serializers import LongPollQueryInputSerializer
+from games.view_serializers import GameActionOutputSerializer
 
 FEED_PAGE = 200
 FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")
@@ -54,6 +55,16 @@ class YourTurnEventOutputSerializer(serializers.Serializer):
     game = serializers.IntegerField()
     version = serializers.IntegerField(help_text="The version that prompts you.")
     deadline = serializers.DateTimeField(allow_null=True)
+    legal_actions = GameActionOutputSerializer(
+        many=True,
+        required=False,
+        help_text=(
+            "What you may do at `version`, as your view lists it: post one with `expected_version` = "
+            "`version` without reading the view first. In a window, another seat's answer raises the "
+            "version without prompting you again: a `409 stale_version` then means read the view and "
+            "answer from it. Absent from entries written before API 1.2.0."
+        ),
+    )
 
     class Meta:
         ref_name = "YourTurnEvent"
@@ -115,6 +126,10 @@ class MeEventsApi(APIView):
                             "game": 12,
                             "version": 7,
                             "deadline": "2026-12-01T10:00:20Z",
+                            "legal_actions": [
+                                {"type": "play", "cards": ["9D"], "card": None},
+                                {"type": "pass", "cards": [], "card": None},
+                            ],
                             "seq": 31,
                         }
                     ],

@@ -28,9 +28,11 @@ def test_each_player_learns_his_deal_and_seat_and_the_prompted_seat_its_turn(mak
         }
         turns = [event for event in body["events"] if event["type"] == "your_turn"]
         if seat in prompted:
+            view = get_view(client, game.pk)
             assert turns == [{"type": "your_turn", "game": game.pk, "version": game.version,
-                              "deadline": turns[0]["deadline"], "seq": 2}]
-            assert turns[0]["deadline"] is not None
+                              "deadline": view["deadline"], "legal_actions": view["legal_actions"],
+                              "seq": 2}]
+            assert turns[0]["deadline"] is not None and turns[0]["legal_actions"]
         else:
             assert turns == []
         assert body["last_seq"] == len(body["events"])
@@ -56,6 +58,38 @@ def test_an_action_prompts_the_next_seat_and_nobody_twice(make_table):
                 assert turns[0]["game"] == game.pk
                 assert turns[0]["version"] == Game.objects.get(pk=game.pk).version
         before = [_feed(client)["last_seq"] for client in setup["clients"]]
+
+
+def test_a_prompted_player_answers_from_his_your_turn_entry_without_reading_his_view(make_table):
+    """`your_turn` carries the seat's legal actions at its version (API 1.2.0): a client posts one
+    straight away. A window's other seats are not prompted again when one answers: their entry's
+    version is then stale (409 stale_version, nothing changed), and the view tells them what is left."""
+    setup = make_table()
+    seen = [0] * 5
+    answered_from_entry = stale = 0
+    for _ in range(40):
+        game = Game.objects.get(pk=setup["game"])
+        if game.status != "running":
+            break
+        # The first prompted seat (in seat order) with an unanswered entry answers from it.
+        for seat, client in enumerate(setup["clients"]):
+            turns = [e for e in _feed(client, seen[seat])["events"] if e["type"] == "your_turn"]
+            if turns:
+                break
+        else:
+            break
+        seen[seat] = turns[-1]["seq"]
+        entry = turns[-1]
+        response = post_action(client, game.pk, entry["legal_actions"][-1], version=entry["version"])
+        if response.status_code == 200:
+            answered_from_entry += 1
+            continue
+        assert_error(response, 409, "stale_version")
+        assert Game.objects.get(pk=game.pk).version == game.version  # nothing changed
+        stale += 1
+        view = get_view(client, game.pk)
+        assert post_action(client, game.pk, view["legal_actions"][-1], version=view["version"]).status_code == 200
+    assert answered_from_entry >= 10 and stale >= 1, (answered_from_entry, stale)
 
 
 def test_the_feed_is_private_and_needs_a_login(make_table, make_client, make_user):
