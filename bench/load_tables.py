@@ -18,9 +18,11 @@ does:
   one Server-Sent Events stream (`Accept: text/event-stream`, reconnecting with `Last-Event-ID` when
   the server ends it), with `--follow poll` as long-polls (`?after=..&wait=20`, a new one after
   every answer);
-* prompted, it reads its view (`GET games/{id}`), thinks (`--think` s ± `--jitter`, uniform) and
-  posts a legal action (`POST games/{id}/actions` with `expected_version`). A `stale_version` answer
-  (another seat of a call window answered first) is re-read and retried, as a client would.
+* prompted, it thinks (`--think` s ± `--jitter`, uniform) and posts one of the legal actions its
+  `your_turn` entry lists (API 1.2.0; `POST games/{id}/actions` with the entry's version as
+  `expected_version`). A `stale_version` answer (another seat of a call window answered first) sends
+  it to its view (`GET games/{id}`) and it retries from there, as a client would. With
+  `--answer-from view` it reads its view before every answer, as clients of API 1.1 had to.
 
 With `--afk P` a player lets that share of its prompts pass: the turn timer (`--turn-seconds`, the
 tables' `play_seconds` and `prompt_seconds`) runs out, the worker times the seat out and the trustee
@@ -262,7 +264,7 @@ class Run:
 
     def feed_entry(self, player: Player, event: dict, arrived: float) -> None:
         if event["type"] == "your_turn":
-            player.prompts.put_nowait((event["game"], event["version"]))
+            player.prompts.put_nowait((event["game"], event["version"], event.get("legal_actions")))
             if self.measuring:
                 self.stats.feed_arrivals.append((player.user_id, event["seq"], arrived))
 
@@ -373,7 +375,7 @@ class Run:
         """Wait for a prompt of this game, think, read the view, post a legal action."""
         while not over.is_set() and not self.stop.is_set():
             try:
-                prompt_game, _ = await asyncio.wait_for(player.prompts.get(), timeout=1)
+                prompt_game, version, legal = await asyncio.wait_for(player.prompts.get(), timeout=1)
             except TimeoutError:
                 continue
             if prompt_game != game:
@@ -383,9 +385,13 @@ class Run:
                 continue  # away: the turn timer runs out, and the trustee plays
             think = self.args.think + self.rng.uniform(-self.args.jitter, self.args.jitter)
             await asyncio.sleep(max(0.0, think))
-            # A stale_version answer (another seat of a call window answered first) is re-read and
-            # retried while the player is still asked to act, as a client does; giving up after
-            # three let its timer run out, more timeouts than --afk asked for.
+            # Answered from the prompt's own legal actions (API 1.2.0), unless --answer-from view.
+            # A stale_version answer (another seat of a call window answered first) is re-read from
+            # the view and retried while the player is still asked to act, as a client does; giving
+            # up after three let its timer run out, more timeouts than --afk asked for.
+            if self.args.answer_from == "entry" and legal:
+                if not await self.post_move(player, seat, game, over, version, legal):
+                    continue
             for _ in range(20):
                 if self.stop.is_set():
                     return
@@ -422,11 +428,17 @@ class Run:
             over.set()
             return False
         legal = view.get("legal_actions") or []
+        return await self.post_move(player, seat, game, over, view["version"], legal)
+
+    async def post_move(
+        self, player: Player, seat: int, game: int, over: asyncio.Event, version: int, legal: list[dict]
+    ) -> bool:
+        """Post one of these legal actions at this version; True when it met a stale version."""
         if not legal:
             return False
         plays = [a for a in legal if a["type"] == "play"]
         action = self.rng.choice(plays) if plays and self.rng.random() < 0.8 else self.rng.choice(legal)
-        payload = {"type": action["type"], "expected_version": view["version"]}
+        payload = {"type": action["type"], "expected_version": version}
         if action.get("cards"):
             payload["cards"] = action["cards"]
         if action.get("card") is not None:
@@ -688,6 +700,12 @@ def main() -> None:
         help="tables start evenly over this many seconds (0: all at once, every deal's opening together)",
     )
     parser.add_argument("--think", type=float, default=3.0)
+    parser.add_argument(
+        "--answer-from",
+        choices=["entry", "view"],
+        default="entry",
+        help="answer a prompt from its your_turn entry's legal actions (API 1.2.0), or read the view first",
+    )
     parser.add_argument("--jitter", type=float, default=1.0)
     parser.add_argument(
         "--follow",
