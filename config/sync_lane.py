@@ -83,7 +83,7 @@ def _unlink(request, response) -> None:
     so every request left about 130 objects (its scope and headers, session and messages stores,
     serializers) that only the cyclic collector could free: under bench/load_tables.py its young
     collections then paused a worker for 160 ms every few seconds, the move latency's p99
-    (docs/scaling.md "Garbage collection"). Emptied once the response is sent, they are freed at
+    (docs/scaling.md, tenth session). Emptied once the response is sent, they are freed at
     once by reference counting."""
     context = getattr(response, "renderer_context", None) or {}
     for linked in (context.get("view"), context.get("request"), request, response):
