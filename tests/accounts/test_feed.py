@@ -88,7 +88,8 @@ def test_a_prompted_player_answers_from_his_your_turn_entry_without_reading_his_
         assert Game.objects.get(pk=game.pk).version == game.version  # nothing changed
         stale += 1
         view = get_view(client, game.pk)
-        assert post_action(client, game.pk, view["legal_actions"][-1], version=view["version"]).status_code == 200
+        retried = post_action(client, game.pk, view["legal_actions"][-1], version=view["version"])
+        assert retried.status_code == 200
     assert answered_from_entry >= 10 and stale >= 1, (answered_from_entry, stale)
 
 

@@ -13,7 +13,11 @@ ODD_VALUES = st.one_of(
 )
 VALUES = st.one_of(CODES, ODD_VALUES, st.lists(st.one_of(CODES, ODD_VALUES), max_size=4))
 BODIES = st.fixed_dictionaries(
-    {"type": st.one_of(st.sampled_from(["play", "pass", "call", "solo", "fold", "Play", " play"]), ODD_VALUES)},
+    {
+        "type": st.one_of(
+            st.sampled_from(["play", "pass", "call", "solo", "fold", "Play", " play"]), ODD_VALUES
+        )
+    },
     optional={
         "cards": st.one_of(st.lists(CODES, max_size=3), st.lists(CODES, min_size=65, max_size=66), VALUES),
         "card": st.one_of(CODES, VALUES),
