@@ -60,9 +60,10 @@ class YourTurnEventOutputSerializer(serializers.Serializer):
         required=False,
         help_text=(
             "What you may do at `version`, as your view lists it: post one with `expected_version` = "
-            "`version` without reading the view first. In a window, another seat's answer raises the "
-            "version without prompting you again: a `409 stale_version` then means read the view and "
-            "answer from it. Absent from entries written before API 1.2.0."
+            "`version` without reading the view first. In a window, other seats' answers raise the "
+            "version without prompting you again, and your entry's version stays current until the "
+            "window closes (API 1.3.0). A `409 stale_version` means the prompt has passed (say, the "
+            "timer answered for you): read the view. Absent from entries written before API 1.2.0."
         ),
     )
 

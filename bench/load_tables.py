@@ -20,8 +20,9 @@ does:
   every answer);
 * prompted, it thinks (`--think` s ± `--jitter`, uniform) and posts one of the legal actions its
   `your_turn` entry lists (API 1.2.0; `POST games/{id}/actions` with the entry's version as
-  `expected_version`). A `stale_version` answer (another seat of a call window answered first) sends
-  it to its view (`GET games/{id}`) and it retries from there, as a client would. With
+  `expected_version`). A `stale_version` answer (the prompt passed: the timer or the trustee answered
+  first; before API 1.3.0 also another seat of the same window) sends it to its view
+  (`GET games/{id}`) and it retries from there, as a client would. With
   `--answer-from view` it reads its view before every answer, as clients of API 1.1 had to.
 
 With `--afk P` a player lets that share of its prompts pass: the turn timer (`--turn-seconds`, the
@@ -386,9 +387,9 @@ class Run:
             think = self.args.think + self.rng.uniform(-self.args.jitter, self.args.jitter)
             await asyncio.sleep(max(0.0, think))
             # Answered from the prompt's own legal actions (API 1.2.0), unless --answer-from view.
-            # A stale_version answer (another seat of a call window answered first) is re-read from
-            # the view and retried while the player is still asked to act, as a client does; giving
-            # up after three let its timer run out, more timeouts than --afk asked for.
+            # A stale_version answer (the prompt passed meanwhile) is re-read from the view and
+            # retried while the player is still asked to act, as a client does; giving up after
+            # three let its timer run out, more timeouts than --afk asked for.
             if self.args.answer_from == "entry" and legal:
                 if not await self.post_move(player, seat, game, over, version, legal):
                     continue

@@ -42,7 +42,16 @@ class GameActionInputSerializer(StrictInputSerializer):
         required=False,
         help_text="Only for `call` and `solo` (may be null or absent otherwise).",
     )
-    expected_version = serializers.IntegerField(min_value=0, required=False)
+    expected_version = serializers.IntegerField(
+        min_value=0,
+        required=False,
+        help_text=(
+            "The version the caller decided at (its view's or its `your_turn` entry's); another "
+            "version is 409 `stale_version` and changes nothing. In an open window any version since "
+            "it opened is current, since the other seats' answers are secret and change nothing you "
+            "see (API 1.3.0; before, only the exact version)."
+        ),
+    )
 
     def validate(self, attrs):
         action_type = attrs["type"]

@@ -153,13 +153,15 @@ def game_action_apply(
                     return stored.status_code, stored.body
             seat = _seat_of(game=game, user=user)
             _check_running(game=game)
-            if expected_version is not None and expected_version != game.version:
+            state = selectors.game_state(game=game)
+            if expected_version is not None and not _version_current(
+                game=game, state=state, expected=expected_version
+            ):
                 raise ApiError(
                     ErrorCode.STALE_VERSION,
                     f"The game is at version {game.version}.",
                     extra={"version": game.version},
                 )
-            state = selectors.game_state(game=game)
             try:
                 state = actions.action_record(game=game, seat=seat, state=state, action=parsed)
             except engine.IllegalAction as exc:
@@ -183,6 +185,18 @@ def game_action_apply(
             ) from exc
         raise
     return 200, body
+
+
+def _version_current(*, game: Game, state: Any, expected: int) -> bool:
+    """Does the caller's `expected_version` still describe what it sees? The game's version exactly,
+    except in an open window: there the other seats' answers are secret (RULES §2.5) and change
+    nothing any seat sees, so every version since the window opened is current (API 1.3.0). Each
+    answer is one applied action, one version: the window opened at `version - len(answers)`. An
+    answer meant for an earlier prompt (the window before, the play before) is still stale."""
+    if expected == game.version:
+        return True
+    window = state.window
+    return window is not None and game.version - len(window.answers) <= expected < game.version
 
 
 def _after_commit(*, game: Game, autoplay: actions.Autoplay) -> None:

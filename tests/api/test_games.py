@@ -135,6 +135,53 @@ def test_stale_version_is_409_with_the_current_version(make_table):
     assert _snapshot(setup["game"]) == before
 
 
+def _drive_to_open_window(setup) -> engine.State:
+    """Play (accepting the crown, staying in windows) until a window opens with nobody answered yet."""
+    for _ in range(30):
+        state = engine.from_json(Game.objects.get(pk=setup["game"]).state)
+        if state.window is not None and not state.window.answers and len(state.window.asked) >= 3:
+            return state
+        seat, view = _actor(setup)
+        legal = view["legal_actions"]
+        action = next((a for a in legal if a["type"] in ("accept", "stay")), legal[0])
+        assert post_action(setup["clients"][seat], setup["game"], action).status_code == 200
+    raise AssertionError("no window opened")
+
+
+def test_in_a_window_any_version_since_it_opened_is_current(make_table):
+    """RULES §2.5: window answers are secret, so the others' answers change nothing a seat sees; its
+    prompt's version stays current until the window closes (API 1.3.0). Outside that span: stale."""
+    setup = make_table()
+    state = _drive_to_open_window(setup)
+    opened = Game.objects.get(pk=setup["game"]).version
+    first, second, third = state.window.asked[:3]
+    clients = setup["clients"]
+    assert post_action(clients[first], setup["game"], {"type": "stay"}, version=opened).status_code == 200
+    # A version from before the window opened is another prompt's: stale, and nothing changes.
+    before = _snapshot(setup["game"])
+    stay = {"type": "stay"}
+    early = post_action(clients[second], setup["game"], stay, version=opened - 1)
+    body = assert_error(early, 409, "stale_version")
+    assert body["extra"] == {"version": opened + 1}
+    # So is one the game has not reached.
+    assert_error(post_action(clients[second], setup["game"], stay, version=opened + 2), 409, "stale_version")
+    assert _snapshot(setup["game"]) == before
+    assert post_action(clients[second], setup["game"], {"type": "stay"}, version=opened).status_code == 200
+    assert post_action(clients[third], setup["game"], {"type": "stay"}, version=opened + 1).status_code == 200
+    assert Game.objects.get(pk=setup["game"]).version == opened + 3
+
+
+def test_outside_a_window_only_the_exact_version_is_current(make_table):
+    setup = make_table()
+    seat, view = _drive_to_play(setup, random.Random(5))
+    before = _snapshot(setup["game"])
+    response = post_action(
+        setup["clients"][seat], setup["game"], view["legal_actions"][0], version=view["version"] - 1
+    )
+    assert_error(response, 409, "stale_version")
+    assert _snapshot(setup["game"]) == before
+
+
 def _drive_to_play(setup, rng) -> tuple[int, dict]:
     for _ in range(200):
         seat, view = _actor(setup)
