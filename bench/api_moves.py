@@ -17,8 +17,10 @@ players at each of several one-deal tables (staff `setups` with known seeds), an
 
 It prints requests/s and p50/p99 latency of each and the ratio moves/bare (goal: >= 0.75), and the
 server's CPU time per request of each phase (utime + stime of the uvicorn process from /proc; goals:
-a move <= 4 ms, a poll <= 1.5 ms). On a shared machine the CPU figures are the ones to compare: the
-wall-clock rates also measure the other work. Loopback only; every loop is bounded by --moves.
+a move <= 4 ms, a poll <= 1.5 ms), over the whole run and, with `--rounds` above 1, round by round
+(the phases alternate, so a slow stretch of a shared host shows as one slow round of each phase) with
+the median round. On a shared machine the CPU figures are the ones to compare: the wall-clock rates
+also measure the other work. Loopback only; every loop is bounded by --moves.
 A finished deal's next table is set up before the phase (not counted as moves); `--phases moves`
 measures one phase alone, to attach a profiler to the server (its pid is printed first).
 """
@@ -277,6 +279,7 @@ def main() -> None:
         }
         results: dict[str, list[tuple[list[float], float]]] = {name: [] for name in phases}
         cpu: dict[str, float] = dict.fromkeys(phases, 0.0)
+        cpu_rounds: dict[str, list[float]] = {name: [] for name in phases}  # ms per request, per round
         load_before = Path("/proc/loadavg").read_text().split()[:3]
         speed_before = machine_speed_ms()
         for _ in range(args.rounds):
@@ -286,7 +289,9 @@ def main() -> None:
                 print(f"phase {name} starts", file=sys.stderr, flush=True)
                 before = process_cpu(server.pid)
                 results[name].append(run_clients(args.clients, work))
-                cpu[name] += process_cpu(server.pid) - before
+                used = process_cpu(server.pid) - before
+                cpu[name] += used
+                cpu_rounds[name].append(used / len(results[name][-1][0]) * 1e3)
         load_after = Path("/proc/loadavg").read_text().split()[:3]
         speed_after = machine_speed_ms()
 
@@ -307,6 +312,15 @@ def main() -> None:
         if "moves" in phases:
             print(f"tables set up inside the moves phase (no spare left; counted in): {sum(set_up_inside)}")
         per = {name: cpu[name] / sum(len(lat) for lat, _ in results[name]) * 1e3 for name in phases}
+        if args.rounds > 1:
+            # The phases alternate, so each round is a sample of the host at that moment; on a shared
+            # machine a slow stretch inflates one round of every phase, and the median shows it.
+            for name in phases:
+                figures = " ".join(f"{x:.2f}" for x in cpu_rounds[name])
+                print(
+                    f"{name:>5}: server CPU by round {figures} ms/request, "
+                    f"median {statistics.median(cpu_rounds[name]):.2f}"
+                )
         if len(phases) == 3:
             print(f"ratio moves/bare: {rates['moves'] / rates['bare']:.2f} (goal >= 0.75)")
             print(
