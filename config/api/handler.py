@@ -5,12 +5,12 @@ Django's 404/500 handlers for URLs outside DRF answer in the same shape.
 """
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.db import OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from config.api.busy import server_busy
 from config.api.errors import ApiError, ErrorCode
 
 _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
@@ -27,26 +27,14 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
 ]
 
 
-# How long a client is asked to wait when every database connection of the process was busy.
+# How long a client is asked to wait when every database (or Redis) connection of the process was busy.
 BUSY_RETRY_AFTER_SECONDS = 1
-
-
-def _pool_exhausted(exc: Exception) -> bool:
-    """Every connection of the process's pool stayed busy for the pool's whole timeout: the server is
-    overloaded, not broken, and nothing was done. Django wraps psycopg_pool's PoolTimeout."""
-    if not isinstance(exc, OperationalError):
-        return False
-    try:
-        from psycopg_pool import PoolTimeout
-    except ImportError:  # SQLite, or PostgreSQL without the pool
-        return False
-    return isinstance(exc.__cause__, PoolTimeout)
 
 
 def _translate(exc: Exception) -> ApiError | None:
     if isinstance(exc, ApiError):
         return exc
-    if _pool_exhausted(exc):
+    if server_busy(exc):
         return ApiError(
             ErrorCode.SERVICE_UNAVAILABLE,
             "The server is busy; retry shortly.",

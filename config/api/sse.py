@@ -22,6 +22,7 @@ from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
 from config import shutdown, wakeups
+from config.api.busy import server_busy
 from config.api.long_poll import then_release
 
 
@@ -136,7 +137,14 @@ async def _follow(
             more = False
             if pending is None:
                 check = time.monotonic() - checked >= settings.EVENTS_SSE_CHECK_SECONDS
-                vouched, page = await read(after, check)
+                try:
+                    vouched, page = await read(after, check)
+                except Exception as exc:
+                    if not server_busy(exc):
+                        raise
+                    # Overloaded (no connection came free): end the stream as at its time limit;
+                    # the client reconnects after `retry` from its Last-Event-ID, missing nothing.
+                    return
                 if check:
                     if not vouched and not await view_allows(after):
                         return

@@ -1,13 +1,20 @@
-"""A request that finds every pooled database connection busy for the pool's whole timeout is told
-to come back (503 `service_unavailable`, `Retry-After`), in the one error shape, not answered 500:
-the server is overloaded, not broken, and nothing was done (docs/client-guide.md, "Errors")."""
+"""A request that finds every pooled database (or Redis) connection busy for the pool's whole timeout
+is told to come back (503 `service_unavailable`, `Retry-After`), in the one error shape, not answered
+500: the server is overloaded, not broken, and nothing was done (docs/client-guide.md, "Errors").
+An open event stream that meets it ends as at its time limit, and its client reconnects."""
+
+import os
+import time
 
 import pytest
+import redis
 from django.db import OperationalError
 from psycopg_pool import PoolTimeout
 
-from config.api import handler
-from games import selectors
+from accounts import selectors as account_selectors
+from config.api import busy, handler
+from games import event_stream, selectors
+from tests.api import sse
 from tests.conftest import assert_error
 
 pytestmark = pytest.mark.django_db
@@ -32,9 +39,72 @@ def test_an_exhausted_pool_answers_503_with_retry_after(make_table, monkeypatch)
 
 
 def test_other_database_errors_are_not_taken_for_a_busy_pool():
-    assert handler._pool_exhausted(OperationalError("server closed the connection unexpectedly")) is False
-    assert handler._pool_exhausted(ValueError("no")) is False
+    assert busy.server_busy(OperationalError("server closed the connection unexpectedly")) is False
+    assert busy.server_busy(ValueError("no")) is False
     try:
         _busy()
     except OperationalError as exc:
-        assert handler._pool_exhausted(exc) is True
+        assert busy.server_busy(exc) is True
+
+
+def _redis_pool_empty() -> redis.exceptions.ConnectionError:
+    """The error redis-py's own BlockingConnectionPool raises when its one connection stays taken
+    (the cache's pool class, settings CACHES), so a redis-py that words it otherwise fails here."""
+    pool = redis.BlockingConnectionPool(host="127.0.0.1", port=6379, max_connections=1, timeout=0.01)
+    try:
+        taken = pool.get_connection()
+    except redis.exceptions.ConnectionError:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
+    try:
+        pool.get_connection()
+    except redis.exceptions.ConnectionError as exc:
+        return exc
+    finally:
+        pool.release(taken)
+        pool.disconnect()
+    raise AssertionError("a second connection came from a pool of one")
+
+
+def test_an_exhausted_redis_pool_is_busy_and_other_redis_errors_are_not():
+    assert busy.server_busy(_redis_pool_empty()) is True
+    refused = redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379.")
+    assert busy.server_busy(refused) is False
+    assert busy.server_busy(redis.exceptions.TimeoutError("Timeout reading from socket")) is False
+
+
+def test_a_token_lookup_that_finds_the_redis_pool_exhausted_answers_503(make_table, monkeypatch):
+    # As in a 300-table run: 1,500 clients opening their streams at once held every cache connection.
+    setup = make_table()
+    empty = _redis_pool_empty()
+
+    def lookup(**kwargs):
+        raise empty
+
+    monkeypatch.setattr(account_selectors, "token_get_active", lookup)
+    for path in (f"/api/v1/games/{setup['game']}", "/api/v1/me/events"):
+        response = setup["clients"][0].get(path)
+        assert_error(response, 503, "service_unavailable")
+        assert response["Retry-After"] == str(handler.BUSY_RETRY_AFTER_SECONDS)
+
+
+def test_a_stream_whose_log_read_finds_the_server_busy_ends_after_what_it_sent(
+    make_table, monkeypatch, settings
+):
+    settings.EVENTS_SSE_MAX_SECONDS = 20
+    setup = make_table()
+    client, game_id = setup["clients"][1], setup["game"]
+    opening = client.get(f"/api/v1/games/{game_id}/events").json()["events"]
+    real = event_stream.followed_log
+
+    def busy_log(**kwargs):
+        import dataclasses
+
+        return dataclasses.replace(real(**kwargs), read=_busy)
+
+    monkeypatch.setattr(event_stream, "followed_log", busy_log)
+    started = time.monotonic()
+    response = client.get(f"/api/v1/games/{game_id}/events", HTTP_ACCEPT="text/event-stream")
+    text = sse.read_stream(response)
+    assert time.monotonic() - started < 10  # ended at the busy read, not at EVENTS_SSE_MAX_SECONDS
+    assert text.startswith("retry: 2000\n")  # the client comes back by itself
+    assert sse.parse(text) == opening
