@@ -1,10 +1,22 @@
 """Fixtures shared by the service tests (tests/engine needs none of them)."""
 
 import itertools
+import os
 
 import pytest
 
 _names = itertools.count()
+
+
+def require_local_redis(url: str = "redis://127.0.0.1:6379/14") -> None:
+    """Stop the test unless the local Redis answers: scripts/test starts one, so in CI (`CI` set)
+    a missing Redis fails the test; on a developer's machine without one it is skipped."""
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
+    except Exception:  # noqa: BLE001
+        (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
 
 
 @pytest.fixture(autouse=True)

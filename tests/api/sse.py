@@ -27,19 +27,12 @@ def parse(text: str) -> list[dict]:
 
 def use_redis(settings, db: int = 14) -> None:
     """Wake-ups through the local Redis, as in production: streams get what each commit appended
-    from its message. scripts/test starts Redis, so in CI a missing one is a failure, not a skip."""
-    import os
-
-    import pytest
-    import redis
-
+    from its message (tests.conftest.require_local_redis: a missing Redis fails in CI)."""
     from config import wakeups
+    from tests.conftest import require_local_redis
 
     url = f"redis://127.0.0.1:6379/{db}"
-    try:
-        redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
-    except Exception:  # noqa: BLE001
-        (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
+    require_local_redis(url)
     settings.REDIS_URL = url
     wakeups._sync_client = None  # the publishing client of another test's URL
 

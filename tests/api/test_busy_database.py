@@ -3,7 +3,6 @@ is told to come back (503 `service_unavailable`, `Retry-After`), in the one erro
 500: the server is overloaded, not broken, and nothing was done (docs/client-guide.md, "Errors").
 An open event stream that meets it ends as at its time limit, and its client reconnects."""
 
-import os
 import time
 
 import pytest
@@ -15,7 +14,7 @@ from accounts import selectors as account_selectors
 from config.api import busy, handler
 from games import event_stream, selectors
 from tests.api import sse
-from tests.conftest import assert_error
+from tests.conftest import assert_error, require_local_redis
 
 pytestmark = pytest.mark.django_db
 
@@ -51,10 +50,8 @@ def _redis_pool_empty() -> redis.exceptions.ConnectionError:
     """The error redis-py's own BlockingConnectionPool raises when its one connection stays taken
     (the cache's pool class, settings CACHES), so a redis-py that words it otherwise fails here."""
     pool = redis.BlockingConnectionPool(host="127.0.0.1", port=6379, max_connections=1, timeout=0.01)
-    try:
-        taken = pool.get_connection()
-    except redis.exceptions.ConnectionError:
-        (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
+    require_local_redis()
+    taken = pool.get_connection()
     try:
         pool.get_connection()
     except redis.exceptions.ConnectionError as exc:

@@ -1,6 +1,5 @@
 """The events long-poll wakes up when a move commits: through Redis, or by re-reading the database."""
 
-import os
 import threading
 import time
 
@@ -10,25 +9,15 @@ from django.db import connection
 from games import engine
 from games.models import Game
 from tests.api.playing import get_view, post_action
+from tests.conftest import require_local_redis
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _redis_available() -> bool:
-    try:
-        import redis
-
-        return bool(redis.Redis.from_url("redis://127.0.0.1:6379/14", socket_connect_timeout=0.5).ping())
-    except Exception:  # noqa: BLE001
-        return False
 
 
 @pytest.mark.parametrize("mode", ["redis", "polling"])
 def test_a_waiting_client_is_woken_by_a_move(mode, make_table, make_client, settings):
     if mode == "redis":
-        if not _redis_available():
-            # scripts/test starts Redis, so in CI a missing Redis is a failure, not a skip.
-            (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
+        require_local_redis()
         settings.REDIS_URL = "redis://127.0.0.1:6379/14"
         # A slow fallback poll proves the wake-up came through Redis.
         settings.EVENTS_POLL_INTERVAL = 20

@@ -8,19 +8,14 @@ import os
 import pytest
 
 from config import wakeups
+from tests.conftest import require_local_redis
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
 
 
 @pytest.fixture(autouse=True)
 def _redis(settings):
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=0.5).ping()
-    except Exception:  # noqa: BLE001
-        # scripts/test starts Redis, so in CI a missing Redis is a failure, not a skip.
-        (pytest.fail if os.environ.get("CI") else pytest.skip)("no Redis on 127.0.0.1:6379")
+    require_local_redis(REDIS_URL)
     settings.REDIS_URL = REDIS_URL
     wakeups._sync_client = None
     yield
