@@ -66,9 +66,13 @@ class ModerationScope(ScopeRequired):
     scope = Scope.MODERATION
 
 
+class TokensScope(ScopeRequired):
+    scope = Scope.TOKENS
+
+
 SCOPE_PERMISSIONS: dict[str, type[ScopeRequired]] = {
     permission.scope: permission
-    for permission in (ReadScope, PlayScope, TablesScope, WebhooksScope, ModerationScope)
+    for permission in (ReadScope, PlayScope, TablesScope, WebhooksScope, ModerationScope, TokensScope)
 }
 
 

@@ -16,6 +16,7 @@ class Scope(models.TextChoices):
     PLAY = "play", "Play: game actions, trustee, joining and leaving tables, tickets."
     TABLES = "tables", "Create tables and manage the tables you created."
     WEBHOOKS = "webhooks", "Manage your webhooks and see their deliveries."
+    TOKENS = "tokens", "Your credentials: personal access tokens, signing out everywhere."
     MODERATION = "moderation", "Moderation endpoints (staff only)."
 
 

@@ -23,7 +23,7 @@ from accounts.models import (
     User,
 )
 from accounts.permissions import missing_scope_error
-from accounts.scopes import BOT_SCOPES, Scope
+from accounts.scopes import BOT_SCOPES, Scope, scopes_granted
 from accounts.usernames import username_is_reserved, username_normalize
 from accounts.webhooks.outbox import webhook_enqueue
 from config.api.errors import ApiError, ErrorCode
@@ -147,6 +147,31 @@ def personal_token_create(
         expires_at=timezone.now() + timedelta(days=days),
     )
     return token, key
+
+
+def personal_token_mint(
+    *, user: User, credential, name: str, scopes: list[str], expires_in_days: int | None
+) -> tuple[AuthToken, str]:
+    """`POST auth/tokens`: a personal access token made with the request's `credential`.
+
+    No credential may yield a longer-lived or broader one (docs/integrations.md "Personal access
+    tokens"). A login token stands for the account itself (its password, or the guest identity), so
+    only a login token mints; a personal token (whatever its expiry) or an OAuth token (an app's
+    hour-long grant) would otherwise outlive itself in what it mints, and its revocation would leave
+    the minted token behind. The scopes are still cut to what the credential holds."""
+    if not (isinstance(credential, AuthToken) and credential.kind == TokenKind.LOGIN):
+        raise ApiError(
+            ErrorCode.PERMISSION_DENIED,
+            "Personal access tokens are created with a login token (auth/token, auth/register or "
+            "auth/guest), not with a personal access token or an OAuth token.",
+        )
+    return personal_token_create(
+        user=user,
+        name=name,
+        scopes=scopes,
+        expires_in_days=expires_in_days,
+        granted=scopes_granted(user=user, auth=credential),
+    )
 
 
 def personal_token_revoke(*, user: User, token_id: int) -> None:

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import selectors, services
-from accounts.scopes import Scope, scopes_granted
+from accounts.scopes import Scope
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
@@ -61,7 +61,9 @@ class AuthTokensApi(APIView):
         request=PersonalTokenCreateInputSerializer,
         responses={
             201: PersonalTokenCreatedOutputSerializer,
-            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
+            **error_responses(
+                ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED
+            ),
         },
         examples=[
             OpenApiExample(
@@ -78,19 +80,23 @@ class AuthTokensApi(APIView):
         ],
         description=(
             "A personal access token with the given scopes (`read`, `play`, `tables`, `webhooks`, "
-            "`moderation` for staff). It gets no scope the token making the request lacks "
-            "(`403 missing_scope`). Only its hash is stored: the secret is in this answer only."
+            "`tokens`, `moderation` for staff). Only a login token (from `auth/token`, "
+            "`auth/register` or `auth/guest`) creates one: a personal access token or an OAuth token "
+            "gets `403 permission_denied` (no credential yields a longer-lived or broader one), and a "
+            "token without the `tokens` scope `403 missing_scope`. It gets no scope the login token's "
+            "user may not have (`403 missing_scope`). Only its hash is stored: the secret is in this "
+            "answer only."
         ),
     )
     def post(self, request):
         data = PersonalTokenCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token, key = services.personal_token_create(
+        token, key = services.personal_token_mint(
             user=request.user,
+            credential=request.auth,
             name=data.validated_data["name"],
             scopes=data.validated_data["scopes"],
             expires_in_days=data.validated_data.get("expires_in_days"),
-            granted=scopes_granted(user=request.user, auth=request.auth),
         )
         body = {**PersonalTokenOutputSerializer(token).data, "token": key}
         return Response(body, status=status.HTTP_201_CREATED)

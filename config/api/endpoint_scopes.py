@@ -3,13 +3,15 @@
 GET and HEAD need `read` unless listed here. A write that is not listed is open only to a token with
 every scope its user may have (accounts.permissions.EndpointScope), and tests/integrations/
 test_scopes.py fails until it is listed: a new endpoint cannot slip past the scopes unnoticed.
-`NO_SCOPE`: any valid token (a token can always sign itself out or manage its user's tokens; a new
-token never gets more than the token that made it).
+`NO_SCOPE`: any valid token (a token can always sign itself out). Managing the user's other
+credentials needs `tokens` (docs/integrations.md "Scopes"): `read` alone must not be able to revoke
+the tokens of the apps a player uses, nor sign him out everywhere.
 """
 
 NO_SCOPE = object()
 
 READ, PLAY, TABLES, WEBHOOKS, MODERATION = "read", "play", "tables", "webhooks", "moderation"
+TOKENS = "tokens"
 
 _MODERATION_ENDPOINTS = (
     "moderation-reports",
@@ -25,9 +27,9 @@ _MODERATION_ENDPOINTS = (
 
 ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     "auth-logout": {"POST": NO_SCOPE},
-    "auth-logout-all": {"POST": NO_SCOPE},
-    "auth-tokens": {"POST": NO_SCOPE},
-    "auth-token-detail": {"DELETE": NO_SCOPE},
+    "auth-logout-all": {"POST": TOKENS},
+    "auth-tokens": {"GET": TOKENS, "POST": TOKENS},
+    "auth-token-detail": {"DELETE": TOKENS},
     "table-create": {"POST": TABLES},
     "table-seat-remove": {"POST": TABLES},
     "table-join": {"POST": PLAY},

@@ -371,6 +371,7 @@ OAUTH2_PROVIDER = {
         "play": "Play your games, join and leave tables, take tickets",
         "tables": "Create tables",
         "webhooks": "Manage your webhooks",
+        "tokens": "List and revoke your personal access tokens, sign out everywhere",
         "moderation": "Moderation (staff only)",
     },
     "DEFAULT_SCOPES": ["read"],

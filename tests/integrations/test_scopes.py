@@ -5,13 +5,14 @@ the day it is added: a write nobody classified in config/api/endpoint_scopes.py 
 """
 
 import re
+from pathlib import Path
 
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.permissions import AllowAny
 
 from accounts import services
-from accounts.models import User
+from accounts.models import AuthToken, User
 from accounts.scopes import Scope
 from config.api.endpoint_scopes import NO_SCOPE, endpoint_scope
 from tests.conftest import assert_error
@@ -138,3 +139,55 @@ def test_the_schema_declares_each_operations_scope(make_client):
             ].get("description", "")
             if operation.get("security") and {} not in operation["security"]:
                 assert missing, (path, method)
+
+
+def test_a_read_only_token_cannot_touch_the_users_other_credentials(make_user, make_client):
+    """`read` must not revoke credentials: tokens, logout-all and the token list need `tokens`."""
+    _, login = make_user()
+    owner = make_client(login)
+    other = owner.post("/api/v1/auth/tokens", {"name": "o", "scopes": ["read"]}, format="json").json()
+    user = User.objects.get(auth_tokens__key_hash=AuthToken.hash_key(login))
+    read_only = make_client(_token(user, {Scope.READ}))
+    for response in (
+        read_only.delete(f"/api/v1/auth/tokens/{other['id']}"),
+        read_only.post("/api/v1/auth/logout-all"),
+        read_only.get("/api/v1/auth/tokens"),
+        read_only.post("/api/v1/auth/tokens", {"name": "x", "scopes": ["read"]}, format="json"),
+    ):
+        assert assert_error(response, 403, "missing_scope")["extra"] == {"scope": "tokens"}
+    assert owner.get("/api/v1/me").status_code == 200
+    assert make_client(other["token"]).get("/api/v1/me").status_code == 200
+    # The token it was given can always sign itself out.
+    assert read_only.post("/api/v1/auth/logout").status_code == 204
+
+
+def _documented_scopes() -> dict[tuple[str, str], str]:
+    """docs/integrations.md "Every endpoint's scope": (method, path) -> the scope column."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text()
+    section = docs.split("### Every endpoint's scope", 1)[1].split("\n## ", 1)[0]
+    found = {}
+    for endpoint, scope in re.findall(r"^\| `([A-Z]+ [^`]+)` \| ([^|]+) \|$", section, re.MULTILINE):
+        method, path = endpoint.split(" ", 1)
+        found[(method, path)] = scope.strip()
+    return found
+
+
+def test_the_docs_list_every_endpoints_scope():
+    documented = _documented_scopes()
+    expected = {}
+    for route, pattern in _walk(get_resolver().url_patterns):
+        view_class = getattr(pattern.callback, "cls", None)
+        if not route.startswith("api/v1/") or view_class is None or pattern.name == "bench-bare":
+            continue
+        path = re.sub(r"<int:(\w+)>", r"{\1}", route.removeprefix("api/v1/"))
+        for method in (m.upper() for m in METHODS if hasattr(view_class, m)):
+            expected[(method, path)] = endpoint_scope(url_name=pattern.name, method=method)
+    assert set(documented) == set(expected)
+    for key, scope in expected.items():
+        column = documented[key]
+        if scope is None:
+            assert column.startswith("none"), key
+        elif scope is NO_SCOPE:
+            assert column.startswith("any token"), key
+        else:
+            assert column.startswith(f"`{scope}`"), (key, column)

@@ -36,12 +36,25 @@ def test_a_token_is_shown_once_and_stored_hashed(make_user, make_client):
     assert row.expires_at == AuthToken.objects.get(pk=row.pk).expires_at  # a fixed expiry, not sliding
 
 
-def test_a_token_cannot_mint_a_wider_one(make_user, make_client):
+def test_a_personal_token_cannot_mint_another(make_user, make_client):
+    """A 1-day token must not mint a 366-day one: only a login token creates personal tokens, so no
+    credential yields a longer-lived or broader one (docs/integrations.md "Personal access tokens")."""
     _, login = make_user()
-    narrow = _create(make_client(login), name="n", scopes=["read"]).json()["token"]
-    assert_error(_create(make_client(narrow), name="w", scopes=["read", "play"]), 403, "missing_scope")
-    assert _create(make_client(narrow), name="same", scopes=["read"]).status_code == 201
+    short = _create(make_client(login), name="n", scopes=["read"], expires_in_days=1).json()["token"]
+    longer = _create(make_client(short), name="w", scopes=["read"], expires_in_days=366)
+    assert_error(longer, 403, "missing_scope")
+    # Even one that may manage credentials cannot mint.
+    manager = _create(make_client(login), name="m", scopes=["read", "tokens"], expires_in_days=1).json()
+    body = assert_error(
+        _create(make_client(manager["token"]), name="w", scopes=["read"], expires_in_days=366),
+        403,
+        "permission_denied",
+    )
+    assert "login token" in body["message"]
     assert AuthToken.objects.filter(kind=TokenKind.PERSONAL).count() == 2
+    # Managing the others is what `tokens` allows.
+    listed = make_client(manager["token"]).get("/api/v1/auth/tokens")
+    assert listed.status_code == 200 and len(listed.json()["tokens"]) == 2
 
 
 def test_bad_token_requests_are_refused(make_user, make_client):
@@ -88,7 +101,7 @@ def test_someone_elses_token_cannot_be_revoked(make_user, make_client):
 def test_login_tokens_carry_every_scope_the_user_may_have(make_user, make_client):
     _, token = make_user(staff=True)
     client = make_client(token)
-    every = ["moderation", "play", "read", "tables", "webhooks"]
+    every = ["moderation", "play", "read", "tables", "tokens", "webhooks"]
     response = _create(client, name="all", scopes=every)
     assert response.status_code == 201 and response.json()["scopes"] == every
     guest = make_client().post("/api/v1/auth/guest").json()["token"]
@@ -151,3 +164,28 @@ def test_logging_out_with_an_oauth_token_revokes_it(make_user, make_client):
     assert client.post("/api/v1/auth/logout").status_code == 204
     assert_error(client.get("/api/v1/me"), 401, "not_authenticated")
     assert AuthToken.objects.filter(revoked_at__isnull=False).count() == 0  # none of ours touched
+
+
+def test_an_oauth_token_mints_nothing_and_its_revocation_leaves_nothing_behind(
+    make_user, make_client, client
+):
+    """The probe's path: an OAuth access token (1 h, `read`) asked for a 366-day personal token."""
+    user, _ = make_user()
+    access = _oauth_token(user, scope="read", expires_in=timedelta(hours=1))
+    oauth = make_client(access.token)
+    mint = {"name": "x", "scopes": ["read"], "expires_in_days": 366}
+    assert_error(oauth.post("/api/v1/auth/tokens", mint, format="json"), 403, "missing_scope")
+    # Granted `tokens` by the user, an app may list and revoke his tokens, but still not mint one.
+    manager = _oauth_token(user, scope="read tokens", expires_in=timedelta(hours=1))
+    body = assert_error(
+        make_client(manager.token).post("/api/v1/auth/tokens", mint, format="json"),
+        403,
+        "permission_denied",
+    )
+    assert body["extra"] == {}
+    assert not AuthToken.objects.filter(kind=TokenKind.PERSONAL).exists()
+    revoked = client.post(
+        "/o/revoke_token/", {"token": access.token, "client_id": access.application.client_id}
+    )
+    assert revoked.status_code == 200
+    assert_error(oauth.get("/api/v1/me"), 401, "not_authenticated")
