@@ -1,9 +1,16 @@
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 
 from accounts import services
 from accounts.admin_forms import SOURCE, confirm_with_reason
 from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, SideBias, User
+from accounts.oauth_login import ThrottledAdminAuthenticationForm
+from accounts.usernames import username_key
+
+# The admin's sign-in page counts wrong passwords against the same lock-out as the API's.
+admin.site.login_form = ThrottledAdminAuthenticationForm
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -35,8 +42,31 @@ class SanctionInline(admin.TabularInline):
         return False
 
 
+class _UsernameUnique:
+    """A name that compares equal to another user's (accounts/usernames.py) is a form error, not a
+    unique-constraint failure: Django's forms compare names with `iexact`, a weaker test."""
+
+    def clean_username(self):
+        django_check = getattr(super(), "clean_username", None)  # the creation form's iexact test
+        username = django_check() if django_check else self.cleaned_data.get("username")
+        clash = User.objects.filter(username_key=username_key(username or "")).exclude(pk=self.instance.pk)
+        if username and clash.exists():
+            raise forms.ValidationError("A user with that username already exists.", code="unique")
+        return username
+
+
+class UserCreationAdminForm(_UsernameUnique, AdminUserCreationForm):
+    pass
+
+
+class UserChangeAdminForm(_UsernameUnique, UserChangeForm):
+    pass
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
+    form = UserChangeAdminForm
+    add_form = UserCreationAdminForm
     list_display = ("username", "is_guest", "is_staff", "is_active", "date_joined", "last_login")
     list_filter = ("is_guest", "is_bot", "is_staff", "is_active", "groups")
     search_fields = ("username", "email")

@@ -4,22 +4,32 @@ import secrets
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
-from django.db.models.functions import Lower
 
+from accounts.usernames import username_key
 from config.json_field import OrjsonField
 
 
 class CaseInsensitiveUserManager(UserManager):
-    """Logins find `Alice` for `alice`: usernames are unique regardless of case (user_username_ci)."""
+    """Logins find `Alice` for `alice`: a name is looked up by its key (accounts/usernames.py), the
+    form the unique constraint and the sign-in lock-out use too."""
 
     def get_by_natural_key(self, username):
-        # The database's lower() on both sides, the same function the unique constraint uses.
-        return self.annotate(username_lower=Lower("username")).get(
-            username_lower=Lower(models.Value(username))
-        )
+        return self.get(username_key=username_key(username))
+
+
+class UsernameKeyField(models.TextField):
+    """`username` in the form names are compared in (accounts/usernames.py `username_key`), set from
+    it whenever a user is saved, as `auto_now` sets a date: it cannot drift from the name."""
+
+    def pre_save(self, model_instance, add):
+        value = username_key(model_instance.username)
+        setattr(model_instance, self.attname, value)
+        return value
 
 
 class User(AbstractUser):
+    # Unique: two names that compare equal cannot both exist, however they are spelled.
+    username_key = UsernameKeyField(unique=True, editable=False)
     is_guest = models.BooleanField(default=False)
     # A bot user (CONTRACT §5) has no usable password and plays from the worker through the same
     # service path as a player's move.
@@ -40,7 +50,6 @@ class User(AbstractUser):
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
-        constraints = [models.UniqueConstraint(Lower("username"), name="user_username_ci")]
 
 
 class TokenKind(models.TextChoices):

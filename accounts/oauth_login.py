@@ -1,10 +1,12 @@
-"""The sign-in page in front of the OAuth consent page (`/o/login/`).
+"""The sign-in pages that take a password besides `POST auth/token`: the one in front of the OAuth
+consent page (`/o/login/`) and the admin's (`/admin/login/`).
 
-It counts wrong passwords like `POST auth/token` does (accounts/throttles.py), so that the page is no
+They count wrong passwords like `POST auth/token` does (accounts/throttles.py), so that no page is a
 way around the lock-out: after LOGIN_FAILURES_MAX failures an account's sign-ins are refused for the
 window, whatever the password."""
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView
 from rest_framework.exceptions import Throttled
@@ -13,7 +15,9 @@ from accounts import throttles
 from accounts.usernames import username_normalize
 
 
-class ThrottledAuthenticationForm(AuthenticationForm):
+class _LockedOut:
+    """Over an AuthenticationForm: the account's lock-out first, then Django's check, counted."""
+
     def clean(self):
         username = username_normalize(self.data.get("username") or "")
         try:
@@ -29,6 +33,14 @@ class ThrottledAuthenticationForm(AuthenticationForm):
             raise
         throttles.login_failures_clear(username=username)
         return cleaned
+
+
+class ThrottledAuthenticationForm(_LockedOut, AuthenticationForm):
+    pass
+
+
+class ThrottledAdminAuthenticationForm(_LockedOut, AdminAuthenticationForm):
+    pass
 
 
 class OAuthLoginView(LoginView):

@@ -2,8 +2,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import F, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Lower
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from accounts import token_cache
@@ -17,6 +16,7 @@ from accounts.models import (
     TokenKind,
     User,
 )
+from accounts.usernames import username_key
 from config.api.errors import ApiError, ErrorCode
 
 
@@ -86,12 +86,8 @@ def _token_use_due(token: AuthToken, now: datetime) -> bool:
 
 
 def user_by_username(*, username: str) -> User | None:
-    """The user with this name in any case (the comparison the unique constraint makes)."""
-    return (
-        User.objects.annotate(username_lower=Lower("username"))
-        .filter(username_lower=Lower(Value(username)))
-        .first()
-    )
+    """The user with this name in any spelling that compares equal (accounts/usernames.py)."""
+    return User.objects.filter(username_key=username_key(username)).first()
 
 
 def _active(queryset, *, now: datetime):

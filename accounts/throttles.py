@@ -15,6 +15,8 @@ from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from accounts.usernames import username_key
+
 
 class AddressRateThrottle(SimpleRateThrottle):
     """DRF's scoped throttle keyed on the client address; the rate is read when the request comes
@@ -42,7 +44,8 @@ class GuestAddressThrottle(AddressRateThrottle):
 
 
 def _failure_keys(username: str) -> tuple[str, str]:
-    digest = hashlib.sha256(username.lower().encode()).hexdigest()[:32]
+    # Keyed on the name's compared form: every spelling that signs in to an account counts against it.
+    digest = hashlib.sha256(username_key(username).encode()).hexdigest()[:32]
     return f"login-failures:{digest}:count", f"login-failures:{digest}:since"
 
 

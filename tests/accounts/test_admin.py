@@ -37,3 +37,39 @@ def test_banned_player_cannot_act(make_table, make_client):
         f"/api/v1/games/{setup['game']}/actions", {"type": "pass"}, format="json"
     )
     assert response.status_code == 403 and response.json()["code"] == "banned"
+
+
+def test_the_admin_refuses_a_name_that_compares_equal_to_anothers(client):
+    """Django's own user forms compare names with iexact; ours in the form they are stored under
+    (accounts/usernames.py), so a clash is a form error, not a failed unique constraint."""
+    admin = User.objects.create_superuser(username="root", password="correct-horse-9")
+    User.objects.create_user(username="straße", password="correct-horse-9")
+    client.force_login(admin)
+    password = "an-admin-chosen-9"
+    form = {
+        "usable_password": "true",
+        "password1": password,
+        "password2": password,
+        # The sanctions inline's management form.
+        "sanctions-TOTAL_FORMS": "0",
+        "sanctions-INITIAL_FORMS": "0",
+    }
+    page = client.post("/admin/accounts/user/add/", {**form, "username": "STRASSE"})
+    assert page.status_code == 200 and "A user with that username already exists." in page.content.decode()
+    assert not User.objects.filter(username="STRASSE").exists()
+    fresh = client.post("/admin/accounts/user/add/", {**form, "username": "ingrid"})
+    assert fresh.status_code == 302 and User.objects.get(username="ingrid").username_key == "ingrid"
+
+
+def test_the_admin_sign_in_page_shares_the_api_lock_out(client, make_client, settings):
+    settings.LOGIN_FAILURES_MAX = 3
+    User.objects.create_superuser(username="Root", password="correct-horse-9")
+    for attempt in range(3):
+        page = client.post("/admin/login/", {"username": "root", "password": f"guess-{attempt}"})
+        assert page.status_code == 200
+    locked = client.post("/admin/login/", {"username": "ROOT", "password": "correct-horse-9"})
+    assert locked.status_code == 200 and "Too many wrong passwords" in locked.content.decode()
+    api = make_client().post(
+        "/api/v1/auth/token", {"username": "root", "password": "correct-horse-9"}, format="json"
+    )
+    assert api.status_code == 429

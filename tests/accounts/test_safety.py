@@ -199,3 +199,34 @@ def test_the_lock_ends_with_its_window_and_a_success_clears_the_count(
     assert client.post("/api/v1/auth/token", right, format="json").status_code == 200
     assert client.post("/api/v1/auth/token", wrong, format="json").status_code == 401
     assert client.post("/api/v1/auth/token", right, format="json").status_code == 200
+
+
+def test_no_spelling_of_a_name_gets_past_its_lock(make_client, make_user, settings):
+    """The probe's bypass: after the lock, `HX_OUTSİDER` (U+0130) signed in with the right password,
+    because the database folded `İ` to `i` and the lock-out keyed on Python's `lower()`. One form of a
+    name (accounts/usernames.py) for the lookup, the lock and the uniqueness."""
+    settings.LOGIN_FAILURES_MAX = 10
+    user, _ = make_user(username="HX_OUTSIDER")
+    tokens = AuthToken.objects.filter(user=user).count()
+    for attempt in range(10):
+        wrong = {"username": "hx_outsider", "password": f"guess-{attempt}"}
+        assert make_client().post("/api/v1/auth/token", wrong, format="json").status_code == 401
+    for spelling in ("HX_OUTSİDER", "hx_outsider", "HX_OUTSIDER", "ＨＸ_ＯＵＴＳＩＤＥＲ", "hx_outſider"):
+        right = {"username": spelling, "password": "correct-horse-9"}
+        response = make_client().post("/api/v1/auth/token", right, format="json")
+        assert response.status_code != 200, spelling
+        assert response.json()["code"] in ("throttled", "not_authenticated"), spelling
+    assert AuthToken.objects.filter(user=user).count() == tokens
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("bob", "BOB"), ("straße", "STRASSE"), ("ǅemal", "ǆemal"), ("ｌｉｈｕａ", "LiHua"), ("Σοφία", "σοφία")],
+)
+def test_names_that_compare_equal_cannot_both_register(make_client, first, second):
+    assert _register(make_client(), first).status_code == 201
+    body = assert_error(_register(make_client(), second), 400, "invalid_request")
+    assert body["extra"] == {"fields": {"username": ["taken"]}}
+    # And each spelling signs in to the one account.
+    login = {"username": second, "password": PASSWORD}
+    assert make_client().post("/api/v1/auth/token", login, format="json").status_code == 200
