@@ -46,14 +46,44 @@ def private_allowed() -> bool:
     return bool(settings.WEBHOOK_ALLOW_PRIVATE)
 
 
+# IPv6 ranges that carry an IPv4 address or are never a public destination, which `is_global`
+# (Python's registry of special-purpose blocks) does not refuse by itself.
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated (RFC 4291 2.5.5.1): never a destination
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # well-known NAT64 prefix: the low 32 bits are IPv4
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # local-use NAT64 (RFC 8215): a site's own
+
+
+def _is_global_unicast(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return ip.is_global and not ip.is_multicast
+
+
 def address_is_allowed(address: str) -> bool:
-    """A global unicast address, or anything when WEBHOOK_ALLOW_PRIVATE is set."""
+    """A global unicast address, or anything when WEBHOOK_ALLOW_PRIVATE is set.
+
+    An IPv6 address that embeds an IPv4 one reaches that IPv4 host through a translator or tunnel,
+    so the embedded address must be global too: IPv4-mapped (`::ffff:127.0.0.1`), NAT64
+    (`64:ff9b::7f00:1`), 6to4 (`2002:7f00:1::1`) and Teredo. IPv4-compatible addresses (`::7f00:1`,
+    deprecated), local-use NAT64 (64:ff9b:1::/48) and deprecated site-local space (fec0::/10) are
+    refused whatever they hold."""
     if private_allowed():
         return True
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is loopback
-    return ip.is_global and not ip.is_multicast
+    if isinstance(ip, ipaddress.IPv4Address):
+        return _is_global_unicast(ip)
+    if ip in _IPV4_COMPATIBLE or ip in _NAT64_LOCAL or ip.is_site_local:
+        return False
+    embedded: list[ipaddress.IPv4Address] = []
+    if ip.ipv4_mapped is not None:
+        embedded.append(ip.ipv4_mapped)
+    if ip in _NAT64:
+        embedded.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    if ip.sixtofour is not None:
+        embedded.append(ip.sixtofour)
+    if ip.teredo is not None:
+        embedded.extend(ip.teredo)  # (server, client)
+    if embedded:
+        return all(_is_global_unicast(v4) for v4 in embedded)
+    return _is_global_unicast(ip)
 
 
 def resolve(host: str, port: int) -> list[str]:

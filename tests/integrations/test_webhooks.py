@@ -78,6 +78,17 @@ def test_registering_a_public_https_url_returns_the_secret_once(make_user, make_
         "https://localhost/hook",
         "https://169.254.169.254/latest/meta-data",
         "https://[::ffff:127.0.0.1]/hook",
+        # IPv4 inside IPv6: IPv4-compatible, NAT64, 6to4, Teredo, and deprecated site-local space.
+        "https://[::7f00:1]/h",
+        "https://[::127.0.0.1]/h",
+        "https://[::5db8:d70e]/h",
+        "https://[64:ff9b::7f00:1]/h",
+        "https://[64:ff9b::a9fe:a9fe]/h",
+        "https://[64:ff9b:1::5db8:d70e]/h",
+        "https://[2002:7f00:1::1]/h",
+        "https://[2002:a9fe:a9fe::1]/h",
+        "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/h",
+        "https://[fec0::1]/h",
         "https://192.168.1.10/hook",
         "http://hooks.example/hook",  # plain http
         "https://user:pw@hooks.example/hook",
@@ -93,6 +104,30 @@ def test_private_addresses_and_plain_http_are_refused_at_registration(
     body = assert_error(_create(make_client(token), url), 400, "invalid_request")
     assert "url" in body["extra"]
     assert not Webhook.objects.exists()
+    assert no_connections == []
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::5db8:d70e", "2002:5db8:d70e::1", "2606:2800:21f:cb07::1"])
+def test_public_ipv6_addresses_are_accepted(make_user, make_client, resolver, settings, address):
+    """A NAT64 or 6to4 address of a public IPv4 host is as public as the host."""
+    settings.WEBHOOK_ALLOW_PRIVATE = False
+    resolver["v6.example"] = [address]
+    _, token = make_user()
+    assert _create(make_client(token), "https://v6.example/hook").status_code == 201
+
+
+def test_a_name_that_turns_to_embedded_loopback_is_refused_at_delivery(
+    make_user, resolver, no_connections, settings
+):
+    settings.WEBHOOK_ALLOW_PRIVATE = False
+    user, _ = make_user()
+    webhook = services.webhook_create(owner=user, url="https://hooks.example/h", events=["table.closed"])
+    resolver["hooks.example"] = ["64:ff9b::a9fe:a9fe"]
+    outbox.webhook_enqueue(event="table.closed", data={"table": 1}, user_ids=[user.pk], table_id=1)
+    message = WebhookMessage.objects.get(webhook=webhook)
+    services.webhook_message_deliver(message_id=message.pk)
+    delivery = WebhookDelivery.objects.get(message=message)
+    assert delivery.success is False and "refused" in delivery.error
     assert no_connections == []
 
 
