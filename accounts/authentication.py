@@ -1,61 +1,73 @@
 """`Authorization: Bearer <token>`: our tokens (login and personal, with per-token revocation), then
-django-oauth-toolkit's OAuth access tokens, so third-party apps use the same header everywhere."""
+django-oauth-toolkit's OAuth access tokens, so third-party apps use the same header everywhere.
 
-import re
+`bearer_credential` is the one lookup: DRF's authentication class below and the event server
+(events/access.py) both call it, so a token means the same on either role.
+"""
 
-from oauth2_provider.contrib.rest_framework import OAuth2Authentication
+import hashlib
+from dataclasses import dataclass
+
+from oauth2_provider.models import get_access_token_model
 from rest_framework import authentication, exceptions
 
 from accounts import selectors
-from accounts.scopes import Scope, scopes_granted
+
+
+@dataclass(frozen=True)
+class Credential:
+    """Who a request acts for, and with what: our AuthToken or an OAuth AccessToken."""
+
+    user: object
+    token: object
+
+
+def bearer_key(header: bytes) -> str | None:
+    """The token of an `Authorization` header value, None when it is no bearer header at all;
+    `AuthenticationFailed` when it is one, malformed."""
+    parts = header.split()
+    if not parts or parts[0].lower() != b"bearer":
+        return None
+    if len(parts) != 2:
+        raise exceptions.AuthenticationFailed("Invalid bearer header.")
+    try:
+        return parts[1].decode()
+    except UnicodeError as exc:
+        raise exceptions.AuthenticationFailed("Invalid token.") from exc
+
+
+def _oauth_token(key: str):
+    """An unexpired OAuth access token with this key (django-oauth-toolkit keeps the key's SHA-256 as
+    `token_checksum`). Tokens bound to other resource servers (RFC 8707 `resource`) are not ours to
+    accept: this server issues none."""
+    checksum = hashlib.sha256(key.encode()).hexdigest()
+    token = get_access_token_model().objects.select_related("user").filter(token_checksum=checksum).first()
+    if token is None or token.user is None or not token.is_valid() or token.resource:
+        return None
+    return token
+
+
+def bearer_credential(key: str) -> Credential:
+    """The credential of a bearer token, or `AuthenticationFailed` (401)."""
+    token = selectors.token_get_active(key=key)
+    if token is not None and token.user.is_active:
+        return Credential(user=token.user, token=token)
+    if token is None:
+        oauth = _oauth_token(key)
+        if oauth is not None and oauth.user.is_active:
+            return Credential(user=oauth.user, token=oauth)
+    raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
     def authenticate(self, request):
-        header = authentication.get_authorization_header(request).split()
-        if not header or header[0].lower() != self.keyword.lower().encode():
+        key = bearer_key(authentication.get_authorization_header(request))
+        if key is None:
             return None
-        if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Invalid bearer header.")
-        try:
-            key = header[1].decode()
-        except UnicodeError as exc:
-            raise exceptions.AuthenticationFailed("Invalid token.") from exc
-        token = selectors.token_get_active(key=key)
-        if token is not None and token.user.is_active:
-            return token.user, token
-        if token is None:
-            # Not ours: perhaps an OAuth access token (expired, revoked or unknown ones give None).
-            oauth = OAuth2Authentication().authenticate(request)
-            if oauth is not None and oauth[0].is_active:
-                return oauth
-        raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
+        credential = bearer_credential(key)
+        return credential.user, credential.token
 
     def authenticate_header(self, request) -> str:
         return f'{self.keyword} realm="api"'
-
-
-_BEARER = re.compile(r"[Bb][Ee][Aa][Rr][Ee][Rr] +([!-~]{1,512})")
-
-
-def bearer_token_vouched(request) -> bool:
-    """The cheap form of an open stream's periodic check (config/api/sse.py): the request's bearer
-    token may still be used as is, for the same user, unbanned, with the read scope. Asks the token
-    cache first (no query; revoking a token, a ban or a user change forgets the cached token), then
-    the database once (selectors.token_get_active, which puts it back in the cache): when the
-    cache's minute ran out for every stream opened in the same minute, each of them ran its whole
-    view at once (docs/scaling.md). False sends the stream to its view's full checks, which decide."""
-    match = _BEARER.fullmatch(request.META.get("HTTP_AUTHORIZATION", ""))
-    if match is None:
-        return False
-    key = match.group(1)
-    token = selectors.token_get_cached(key=key) or selectors.token_get_active(key=key)
-    return (
-        token is not None
-        and token.user.pk == request.user.pk
-        and token.user.is_active
-        and getattr(token.user, "active_ban_id", "unknown") is None
-        and Scope.READ in scopes_granted(user=token.user, auth=token)
-    )

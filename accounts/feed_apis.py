@@ -1,4 +1,4 @@
-"""`GET me/events`: the caller's feed (CONTRACT §5 "Your feed"), as a long-poll or as Server-Sent Events.
+"""`GET me/events`: the caller's feed (docs/matchmaking.md "Your feed"), as a long-poll or as Server-Sent Events.
 
 One stream per client for everything addressed to the user. The SSE form sends each entry as
 `id: <seq>` / `event: <type>` / `data: <json>`, a comment line every EVENTS_SSE_KEEPALIVE seconds, and
@@ -12,12 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import feed
-from accounts.authentication import bearer_token_vouched
 from accounts.models import SanctionKind
-from config import wakeups
-from config.api import sse
 from config.api.errors import ErrorCode
-from config.api.long_poll import long_poll_view, then_release
 from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses, type_field
 from config.api.serializers import LongPollQueryInputSerializer
 from games.view_serializers import GameActionOutputSerializer
@@ -97,7 +93,8 @@ class FeedOutputSerializer(serializers.Serializer):
 
 
 class MeEventsApi(APIView):
-    """Answers at once; `me_events_view` below waits (long-poll) or streams (SSE)."""
+    """The web role answers at once; the event server (events/) serves the same URL with its wait
+    and its stream, and the reverse proxy routes the URL there."""
 
     @extend_schema(
         operation_id="me_events",
@@ -145,38 +142,3 @@ class MeEventsApi(APIView):
         query = LongPollQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         return Response(feed.feed_read(user_id=request.user.pk, after=query.validated_data["after"]))
-
-
-_long_poll = long_poll_view(
-    MeEventsApi,
-    channel=lambda request: wakeups.user_channel_name(request.user.pk),
-    changed=lambda request, after: feed.feed_changed(user_id=request.user.pk, after=after),
-)
-_sync_view = then_release(MeEventsApi.as_view())
-
-
-def _followed_feed(user_id: int) -> sse.FollowedLog:
-    def read(after: int) -> sse.Page:
-        page = feed.feed_read(user_id=user_id, after=after, limit=FEED_PAGE)
-        full = len(page["events"]) == FEED_PAGE
-        return sse.Page(events=page["events"], last_seq=page["last_seq"], more=full)
-
-    # Every entry of a user's feed is his own to see, and a feed never ends.
-    channel = wakeups.user_channel_name(user_id)
-    return sse.FollowedLog(title=f"feed of user {user_id}", channel=channel, read=read)
-
-
-async def me_events_view(request):
-    if not sse.wants_stream(request):
-        return await _long_poll(request)
-    return await sse.stream_view(
-        request,
-        view=_sync_view,
-        log=lambda: _followed_feed(request.user.pk),
-        token_vouched=bearer_token_vouched,
-    )
-
-
-me_events_view.csrf_exempt = True
-me_events_view.cls = MeEventsApi
-me_events_view.initkwargs = {}

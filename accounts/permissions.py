@@ -15,6 +15,30 @@ from config.api.endpoint_scopes import NO_SCOPE, endpoint_scope
 from config.api.errors import ApiError, ErrorCode
 
 
+def sanctions_check(*, user, kinds: list[str]) -> None:
+    """`403 banned` when `user` is under an active sanction of these kinds."""
+    if not kinds:
+        return
+    if kinds == [SanctionKind.BAN] and getattr(user, "active_ban_id", "unknown") is None:
+        return  # the bearer token's query found no active ban (accounts.selectors)
+    sanction = selectors.sanction_active(user_id=user.pk, kinds=kinds)
+    if sanction is not None:
+        raise selectors.banned_error(sanction=sanction)
+
+
+def scope_check(*, user, auth, scope: str) -> None:
+    """`403 missing_scope` when the request's token does not hold `scope`."""
+    if scope not in scopes_granted(user=user, auth=auth):
+        raise missing_scope_error(scope=scope)
+
+
+def reader_check(*, user, auth) -> None:
+    """What a signed-in `GET` of a log needs (the event server's readers, events/access.py): no
+    ban, and the `read` scope, decided as the API's permission classes below decide them."""
+    sanctions_check(user=user, kinds=[SanctionKind.BAN])
+    scope_check(user=user, auth=auth, scope=Scope.READ)
+
+
 class IsNotBanned(BasePermission):
     def has_permission(self, request, view) -> bool:
         user = request.user
@@ -23,13 +47,7 @@ class IsNotBanned(BasePermission):
         kinds = [] if getattr(view, "allowed_while_banned", False) else [SanctionKind.BAN]
         if getattr(view, "refused_when_queue_banned", False):
             kinds.append(SanctionKind.QUEUE_BAN)
-        if not kinds:
-            return True
-        if kinds == [SanctionKind.BAN] and getattr(user, "active_ban_id", "unknown") is None:
-            return True  # the bearer token's query found no active ban (accounts.selectors)
-        sanction = selectors.sanction_active(user_id=user.pk, kinds=kinds)
-        if sanction is not None:
-            raise selectors.banned_error(sanction=sanction)
+        sanctions_check(user=user, kinds=kinds)
         return True
 
 
@@ -41,8 +59,7 @@ class ScopeRequired(BasePermission):
     def has_permission(self, request, view) -> bool:
         if not getattr(request.user, "is_authenticated", False):
             return True  # IsAuthenticated answers for anonymous requests
-        if self.scope not in scopes_granted(user=request.user, auth=request.auth):
-            raise missing_scope_error(scope=self.scope)
+        scope_check(user=request.user, auth=request.auth, scope=self.scope)
         return True
 
 

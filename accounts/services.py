@@ -26,6 +26,7 @@ from accounts.permissions import missing_scope_error
 from accounts.scopes import BOT_SCOPES, Scope, scopes_granted
 from accounts.usernames import username_is_reserved, username_normalize
 from accounts.webhooks.outbox import webhook_enqueue
+from config import wakeups
 from config.api.errors import ApiError, ErrorCode
 
 
@@ -98,6 +99,7 @@ def token_obtain(*, username: str, password: str) -> str:
 
 def token_revoke(*, token) -> None:
     """Revoke the token of a request: ours, or an OAuth access token (django-oauth-toolkit's)."""
+    wakeups.publish_access(user_ids=[token.user_id])  # the streams it opened end
     if not isinstance(token, AuthToken):
         token.revoke()
         return
@@ -115,13 +117,14 @@ def tokens_revoke_all(*, user: User) -> int:
         refresh_tokens.update(revoked=timezone.now())
         get_access_token_model().objects.filter(user=user).delete()
         token_cache.forget_user(user_id=user.pk)
+        wakeups.publish_access(user_ids=[user.pk])
         return AuthToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
 def personal_token_create(
     *, user: User, name: str, scopes: list[str], expires_in_days: int | None, granted: frozenset[str]
 ) -> tuple[AuthToken, str]:
-    """Issue a personal access token (CONTRACT §7); returns it and its key (shown once, never stored).
+    """Issue a personal access token (docs/integrations.md); returns it and its key (shown once, never stored).
 
     It never gets a scope the request's own token lacks (`granted`), so a narrow token cannot mint a
     wider one, nor a user a scope he may not have (`moderation` is staff's)."""
@@ -181,6 +184,7 @@ def personal_token_revoke(*, user: User, token_id: int) -> None:
     token_cache.forget(tokens.values_list("key_hash", flat=True))
     if not tokens.update(revoked_at=timezone.now()):
         raise ApiError(ErrorCode.NOT_FOUND, "No such token.")
+    wakeups.publish_access(user_ids=[user.pk])
 
 
 def moderation_action_record(
@@ -247,10 +251,11 @@ def sanction_create(
             source=source,
             details={"kind": kind, "expires_at": selectors.iso(expires_at), "report": report_id},
         )
-        # The user's feed (CONTRACT §5): his client learns of it at once, with when it ends.
+        # The user's feed (docs/matchmaking.md): his client learns of it at once, with when it ends.
         feed_append(
             user_id=user.pk, type="sanction", data={"kind": kind, "expires_at": selectors.iso(expires_at)}
         )
+        wakeups.publish_access(user_ids=[user.pk])  # a ban ends his open streams
     return sanction
 
 
@@ -379,7 +384,7 @@ def rating_changed_data(*, game_id: int, preset: str, changes: list[RatingChange
 
 
 def bot_register(*, username: str, owner: User) -> tuple[User, str]:
-    """An integrator's bot account (CONTRACT §7), created by staff for `owner`: it has no password
+    """An integrator's bot account (docs/integrations.md), created by staff for `owner`: it has no password
     and plays with the personal token returned here (scopes read, play, tables), like any player."""
     username = username_normalize(username)
     if username_is_reserved(username) or selectors.user_by_username(username=username) is not None:

@@ -26,6 +26,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from accounts import token_memo
+from config import wakeups
 
 _PREFIX = "authtoken:"
 
@@ -83,18 +84,29 @@ def forget_user(*, user_id: int) -> None:
 
 def _forget_on_save(sender, instance, **kwargs) -> None:
     # A sanction imposed or revoked (API, admin, shell), a user edited (deactivated, made staff),
-    # a token changed in the admin: what the cached lookups answered may be different now.
-    forget_user(user_id=instance.pk if sender.__name__ == "User" else instance.user_id)
+    # a token changed in the admin: what the cached lookups answered may be different now, and the
+    # user's open streams check his rights again (config/wakeups.py `publish_access`).
+    user_id = instance.pk if sender.__name__ == "User" else instance.user_id
+    forget_user(user_id=user_id)
+    wakeups.publish_access(user_ids=[user_id])
+
+
+def _oauth_token_gone(sender, instance, **kwargs) -> None:
+    # An OAuth access token revoked (django-oauth-toolkit deletes it, /o/revoke_token/ or the app's
+    # deletion): the streams it opened end.
+    wakeups.publish_access(user_ids=[instance.user_id])
 
 
 def connect_signals() -> None:
     """Called once from AccountsConfig.ready. Bulk `.update()`s bypass signals: the services that
-    revoke tokens that way call `forget` themselves."""
+    revoke tokens that way call `forget` and `publish_access` themselves."""
     from django.contrib.auth import get_user_model
     from django.db.models.signals import post_delete, post_save
+    from oauth2_provider.models import get_access_token_model
 
     from accounts.models import AuthToken, Sanction
 
     for model in (get_user_model(), Sanction, AuthToken):
         post_save.connect(_forget_on_save, sender=model, dispatch_uid=f"token_cache_{model.__name__}")
         post_delete.connect(_forget_on_save, sender=model, dispatch_uid=f"token_cache_del_{model.__name__}")
+    post_delete.connect(_oauth_token_gone, sender=get_access_token_model(), dispatch_uid="token_cache_oauth")

@@ -26,7 +26,7 @@ urlpatterns = [
     path("bots", bot_apis.BotCreateApi.as_view(), name="bots"),
     path("me", apis.MeApi.as_view(), name="me"),
     path("me/restrictions", apis.MeRestrictionsApi.as_view(), name="me-restrictions"),
-    path("me/events", feed_apis.me_events_view, name="me-events"),
+    path("me/events", feed_apis.MeEventsApi.as_view(), name="me-events"),
     path("ratings/leaderboard", apis.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
     path("users/<int:user_id>/ratings", apis.UserRatingsApi.as_view(), name="user-ratings"),
 ]

@@ -58,18 +58,25 @@ def healthz(request):
 
 @get_only
 def readyz(request):
+    ready = readiness()
+    if isinstance(ready, ApiError):
+        return error_response(ready)
+    return JsonResponse(ready)
+
+
+def readiness() -> dict | ApiError:
+    """The readiness probe's answer (also the event server's, events/app.py): the body when every
+    check passes, else the error to answer."""
     results = run_checks(checks=settings.READYZ_CHECKS, timeout=settings.READYZ_TIMEOUT)
     failing = [name for name, outcome in results.items() if outcome.state == "failed"]
     checks = {name: outcome.text() for name, outcome in results.items()}
     if failing:
-        return error_response(
-            ApiError(
-                ErrorCode.SERVICE_UNAVAILABLE,
-                f"Not ready: {', '.join(failing)}.",
-                extra={"failing": failing, "checks": checks},
-            )
+        return ApiError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"Not ready: {', '.join(failing)}.",
+            extra={"failing": failing, "checks": checks},
         )
-    return JsonResponse({"status": "ready", "checks": checks})
+    return {"status": "ready", "checks": checks}
 
 
 def run_checks(*, checks, timeout: float) -> dict[str, Outcome]:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# One image, one role per container: web | worker | beat | migrate | manage <manage.py arguments>.
+# One image, one role per container: web | events | worker | beat | migrate | manage <manage.py arguments>.
 # Extra arguments go to the role's command. ENTRYPOINT_DRY_RUN=1 prints the command instead of
 # running it (tests/ops/test_entrypoint.py). docs/deploy.md describes every role and variable.
 set -eu
@@ -29,9 +29,14 @@ if [ "$#" -gt 0 ]; then shift; fi
 
 case "$role" in
     web)
-        # gunicorn with uvicorn workers; worker count from the usable cores (config/gunicorn.py).
+        # Django's WSGI application on gunicorn's threaded workers (config/gunicorn.py).
         metrics_dir
         run gunicorn --config python:config.gunicorn "$@"
+        ;;
+    events)
+        # The event server (long-polls and streams) on uvicorn's worker (config/gunicorn_events.py).
+        metrics_dir
+        run gunicorn --config python:config.gunicorn_events "$@"
         ;;
     worker)
         # SIGTERM is a warm shutdown: running tasks finish, reserved ones go back to the broker.
@@ -50,7 +55,7 @@ case "$role" in
         run python manage.py "$@"
         ;;
     *)
-        echo "unknown role: $role (expected web, worker, beat, migrate or manage)" >&2
+        echo "unknown role: $role (expected web, events, worker, beat, migrate or manage)" >&2
         exit 64
         ;;
 esac

@@ -1,4 +1,4 @@
-"""Thin views of the game API (CONTRACT §4 "Games", "Events", "Trustee")."""
+"""Thin views of the game API (docs/client-guide.md "Games", "Events", "Trustee")."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -6,14 +6,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.authentication import bearer_token_vouched
-from config import wakeups
-from config.api import sse
 from config.api.errors import ApiError, ErrorCode
-from config.api.long_poll import long_poll_view, then_release
 from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses
 from config.api.serializers import StrictInputSerializer
-from games import event_stream, selectors, services
+from games import selectors, services
 from games.event_serializers import game_event_union
 from games.view_serializers import (
     ACTION_TYPES,
@@ -63,47 +59,6 @@ class GameActionInputSerializer(StrictInputSerializer):
         if wrong:
             raise serializers.ValidationError(wrong)
         return attrs
-
-
-_ACTION_FIELDS = frozenset({"type", "cards", "card", "expected_version"})
-_ACTION_TYPE_SET = frozenset(ACTION_TYPES)
-
-
-def _canonical_code(value) -> bool:
-    # What GameActionInputSerializer's CharField(max_length=4) returns unchanged.
-    return type(value) is str and 0 < len(value) <= 4 and value == value.strip()
-
-
-def action_input_canonical(data) -> dict | None:
-    """The fields of an action body already in the form GameActionInputSerializer returns (what a
-    client sends back from `legal_actions`), or None for any other body, which the serializer then
-    validates, converts or refuses with its messages. For such a body the serializer's answer is the
-    same (tests/games/test_action_input.py); building it per move was a twentieth of a move's CPU
-    (docs/scaling.md)."""
-    if type(data) is not dict or not data.keys() <= _ACTION_FIELDS:
-        return None
-    action_type = data.get("type")
-    if type(action_type) is not str or action_type not in _ACTION_TYPE_SET:
-        return None
-    fields = {"type": action_type}
-    if "cards" in data:
-        cards = data["cards"]
-        if type(cards) is not list or len(cards) > 64 or not all(_canonical_code(card) for card in cards):
-            return None
-        if cards and action_type not in TYPES_WITH_CARDS:
-            return None
-        fields["cards"] = cards
-    if "card" in data:
-        card = data["card"]
-        if card is not None and not (_canonical_code(card) and action_type in TYPES_WITH_CARD):
-            return None
-        fields["card"] = card
-    if "expected_version" in data:
-        version = data["expected_version"]
-        if type(version) is not int or version < 0:
-            return None
-        fields["expected_version"] = version
-    return fields
 
 
 class GameTrusteeInputSerializer(StrictInputSerializer):
@@ -283,11 +238,9 @@ class GameActionApi(APIView):
         ],
     )
     def post(self, request, game_id: int):
-        fields = action_input_canonical(request.data)
-        if fields is None:
-            data = GameActionInputSerializer(data=request.data)
-            data.is_valid(raise_exception=True)
-            fields = data.validated_data
+        data = GameActionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
         action = {"type": fields["type"], "cards": list(fields.get("cards", [])), "card": fields.get("card")}
         key = request.headers.get("Idempotency-Key")
         if key is not None and not 0 < len(key) <= 255:
@@ -329,7 +282,8 @@ class GameTrusteeApi(APIView):
 
 
 class GameEventsApi(APIView):
-    """Answers at once; the async wrapper below does the waiting, so a waiting client holds no thread."""
+    """The web role answers at once; the event server (events/) serves the same URL with its wait
+    and its stream, and the reverse proxy routes the URL there."""
 
     @extend_schema(
         operation_id="game_events",
@@ -375,30 +329,3 @@ class GameEventsApi(APIView):
         return Response(
             selectors.game_events(game_id=game_id, user=request.user, after=query.validated_data["after"])
         )
-
-
-_game_events_long_poll = long_poll_view(
-    GameEventsApi,
-    channel=lambda request, game_id: wakeups.channel_name(game_id),
-    changed=lambda request, after, game_id: selectors.game_events_changed(game_id=game_id, after=after),
-)
-_game_events_sync = then_release(GameEventsApi.as_view())
-
-
-async def game_events_view(request, game_id: int):
-    """The log as a long-poll, or with `Accept: text/event-stream` as a stream (games/event_stream.py)."""
-    if not sse.wants_stream(request):
-        return await _game_events_long_poll(request, game_id=game_id)
-    return await sse.stream_view(
-        request,
-        view=_game_events_sync,
-        log=lambda: event_stream.followed_log(game_id=game_id, user=request.user),
-        token_vouched=bearer_token_vouched,
-        game_id=game_id,
-    )
-
-
-game_events_view.csrf_exempt = True
-# drf-spectacular documents a URL by its callback's `cls`: describe this view as the DRF one.
-game_events_view.cls = GameEventsApi
-game_events_view.initkwargs = {}

@@ -1,4 +1,4 @@
-"""`GET tables/{id}/events`: the table's public log, long-polled (CONTRACT §5 "Table events").
+"""`GET tables/{id}/events`: the table's public log, long-polled (docs/matchmaking.md "Table events").
 
 How a client learns the next deal's id without polling the table: it follows this log and reads
 `deal_started {game, number}`; `deal_over` and `table_closed {reason}` end each deal and the table.
@@ -10,9 +10,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import wakeups
 from config.api.errors import ErrorCode
-from config.api.long_poll import long_poll_view
 from config.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
 from config.api.serializers import LongPollQueryInputSerializer
 from matchmaking import selectors
@@ -142,10 +140,3 @@ class TableEventsApi(APIView):
         return Response(
             selectors.table_events(table=table, user=request.user, after=query.validated_data["after"])
         )
-
-
-table_events_view = long_poll_view(
-    TableEventsApi,
-    channel=lambda request, table_id: wakeups.table_channel_name(table_id),
-    changed=lambda request, after, table_id: selectors.table_events_changed(table_id=table_id, after=after),
-)

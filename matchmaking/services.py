@@ -6,11 +6,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from accounts.webhooks.outbox import webhook_enqueue
+from config import wakeups
 from config.api.errors import ApiError, ErrorCode
 from games import engine
 from games import selectors as game_selectors
 from games import services as game_services
-from games.actions import DealEnded
+from games.deal_end import DealEnded
 from games.models import Game, GameStatus
 from matchmaking import bots, table_events
 from matchmaking.lock_objects import table_lock
@@ -27,7 +28,7 @@ from matchmaking.models import (
 from matchmaking.table_events import user_ref
 
 SETUP_KEYS = {"seed", "hands", "candidate", "aside"}
-# RULES §5 D: leaving a running deal or being removed by a moderator, in every preset.
+# docs/rules.md §5 D: leaving a running deal or being removed by a moderator, in every preset.
 LEAVE_PENALTY_POINTS = 40
 # Void deals dealt again in a row before a table gives up (each is a new seed; a run this long means
 # the setup cannot produce an emperor, e.g. fixed staff hands).
@@ -116,7 +117,7 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
 
 
 def collusion_pending(*, table: Table) -> dict[int, int]:
-    """RULES §3.6: `collusion` penalties at `table` whose discard is still to come, by user id. A
+    """docs/rules.md §3.6: `collusion` penalties at `table` whose discard is still to come, by user id. A
     discard made at the start of a deal that then went void is made again in the redeal."""
     pending = Penalty.objects.filter(table=table, reason=PenaltyReason.COLLUSION).filter(
         Q(served_in__isnull=True) | Q(served_in__status=GameStatus.VOID)
@@ -133,7 +134,7 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
     if number < len(table.setups):
         setup.update(table.setups[number])
     rows = list(Seat.objects.filter(table=table).select_related("user"))
-    # 串牌 penalties of seated players are served now: each discards before play (RULES §3.6).
+    # 串牌 penalties of seated players are served now: each discards before play (docs/rules.md §3.6).
     seated = {row.user_id: row.seat for row in rows}
     owed = {user_id: n for user_id, n in collusion_pending(table=table).items() if user_id in seated}
     discards = sorted(seated[user_id] for user_id, n in owed.items() for _ in range(n))
@@ -158,7 +159,7 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
 
 
 def table_leave(*, table_id: int, user: Any) -> Table:
-    """Leave a table. Leaving a running deal costs 40 points and the seat plays on in trustee (RULES §5)."""
+    """Leave a table. Leaving a running deal costs 40 points and the seat plays on in trustee (docs/rules.md §5)."""
     with transaction.atomic():
         row = Seat.objects.filter(table_id=table_id, user=user).first()
         if row is None:
@@ -170,7 +171,7 @@ def table_leave(*, table_id: int, user: Any) -> Table:
 
 def table_seat_remove(*, table_id: int, seat: int, moderator: Any) -> Table:
     """A moderator removes the player of `seat`: as leaving, 40 points if a deal is running and the seat
-    plays on in trustee (RULES §5); the Penalty row names the moderator."""
+    plays on in trustee (docs/rules.md §5); the Penalty row names the moderator."""
     with transaction.atomic():
         if not Table.objects.filter(pk=table_id).exists():
             raise ApiError(ErrorCode.NOT_FOUND, "No such table.")
@@ -201,6 +202,8 @@ def _seat_vacate(*, table_id: int, row: Seat, reason: str, moderator: Any) -> Ta
         )
     Seat.objects.filter(pk=row.pk).delete()
     table_events.append(table=table, type="seat_left", data={"seat": row.seat, "user": user_ref(row.user)})
+    # His open streams of the deal check again: his seat's private events are no longer his.
+    wakeups.publish_access(user_ids=[row.user_id])
     return table
 
 
@@ -209,9 +212,9 @@ def table_deal_ended(ended: DealEnded) -> None:
     transaction that ended the deal, after games has recorded it).
 
     Score the deal, then deal again until a deal is running or the table closes: a void deal is dealt
-    again (new seed, same start seat, same context, RULES §2), at most MAX_VOID_REDEALS times in a row.
+    again (new seed, same start seat, same context, docs/rules.md §2), at most MAX_VOID_REDEALS times in a row.
     The table closes when its deals are played, when a seat is empty or on trustee at the end of a deal
-    (RULES §5), or when a moderator aborted the deal; its final status and reason say which.
+    (docs/rules.md §5), or when a moderator aborted the deal; its final status and reason say which.
     """
     table = table_lock(table_id=ended.table_id)
     while True:
@@ -255,7 +258,7 @@ def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
         if not table.bots_replace_leavers:
             return TableClosedReason.PLAYER_LEFT
         _empty_seats_fill_with_bots(table=table)
-    # RULES §5: a seat on trustee at the end of a deal dissolves the table; a seat whose player left
+    # docs/rules.md §5: a seat on trustee at the end of a deal dissolves the table; a seat whose player left
     # and that a bot now takes over does not.
     replaced = set(ended.left_seats) if table.bots_replace_leavers else set()
     if set(ended.trustee_seats) - replaced:

@@ -1,17 +1,12 @@
-"""Thin views of quick-match tickets and their stats (CONTRACT §5 "Tickets")."""
+"""Thin views of quick-match tickets and their stats (docs/matchmaking.md "Tickets")."""
 
-import time
 
-from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import shutdown, wakeups
 from config.api.errors import ErrorCode
 from config.api.schema import error_responses
 from config.api.serializers import StrictInputSerializer
@@ -116,7 +111,8 @@ class TicketCreateApi(APIView):
 
 
 class TicketDetailApi(APIView):
-    """Answers at once; the async wrapper below does the waiting, so a waiting client holds no thread."""
+    """The web role answers at once; the event server (events/) serves GET with its wait, and the
+    reverse proxy routes the URL's GETs there."""
 
     @extend_schema(
         operation_id="ticket_detail",
@@ -165,44 +161,6 @@ class TicketDetailApi(APIView):
     def delete(self, request, ticket_id: int):
         ticket = tickets.ticket_cancel(ticket_id=ticket_id, user=request.user)
         return Response(TicketOutputSerializer(ticket).data)
-
-
-def _ticket_long_poll_view():
-    # Not config/api/long_poll.py: that wrapper follows a log by `last_seq`; a ticket is followed by
-    # its status, so this one waits while the answer is still `waiting`.
-    sync_view = sync_to_async(TicketDetailApi.as_view())
-
-    def _wait(request) -> float | None:
-        try:
-            wait = float(request.GET.get("wait", 0))
-        except ValueError:
-            return None
-        return min(wait, float(settings.EVENTS_MAX_WAIT)) if wait > 0 else None
-
-    async def view(request, ticket_id: int):
-        response = await sync_view(request, ticket_id=ticket_id)
-        wait = _wait(request) if request.method == "GET" else None
-        # Errors, a wait of 0, a cancel and a settled ticket go back at once; only `waiting` waits.
-        if wait is None or response.status_code != 200 or response.data["status"] != TicketStatus.WAITING:
-            return response
-        end = time.monotonic() + wait
-        settled = sync_to_async(selectors.ticket_is_settled)
-        async with wakeups.Waiter(channel=wakeups.ticket_channel_name(ticket_id)) as waiter:
-            # A process told to stop answers at once with what it has (config/shutdown.py).
-            while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
-                if await settled(ticket_id=ticket_id):
-                    break
-                await waiter.wait(left)
-        return await sync_view(request, ticket_id=ticket_id)
-
-    view = csrf_exempt(view)
-    # drf-spectacular documents a URL by its callback's `cls`: describe this view as TicketDetailApi.
-    view.cls = TicketDetailApi
-    view.initkwargs = {}
-    return view
-
-
-ticket_detail_view = _ticket_long_poll_view()
 
 
 class MatchmakingStatsItemOutputSerializer(serializers.Serializer):

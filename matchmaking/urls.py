@@ -5,7 +5,7 @@ from matchmaking import apis, event_apis, ticket_apis
 urlpatterns = [
     path("tables", apis.TableCollectionApi.as_view(), name="table-create"),
     path("tables/<int:table_id>", apis.TableDetailApi.as_view(), name="table-detail"),
-    path("tables/<int:table_id>/events", event_apis.table_events_view, name="table-events"),
+    path("tables/<int:table_id>/events", event_apis.TableEventsApi.as_view(), name="table-events"),
     path("tables/<int:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<int:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
     path(
@@ -15,7 +15,7 @@ urlpatterns = [
     ),
     path("users/<int:user_id>/history", apis.UserHistoryApi.as_view(), name="user-history"),
     path("matchmaking/tickets", ticket_apis.TicketCreateApi.as_view(), name="ticket-create"),
-    path("matchmaking/tickets/<int:ticket_id>", ticket_apis.ticket_detail_view, name="ticket-detail"),
+    path("matchmaking/tickets/<int:ticket_id>", ticket_apis.TicketDetailApi.as_view(), name="ticket-detail"),
     path("me/active", ticket_apis.MeActiveApi.as_view(), name="me-active"),
     path("matchmaking/stats", ticket_apis.MatchmakingStatsApi.as_view(), name="matchmaking-stats"),
 ]

@@ -1,4 +1,4 @@
-"""One error body everywhere: `{"code", "message", "extra"}` (shared/CONTRACT.md §3).
+"""One error body everywhere: `{"code", "message", "extra"}` (docs/client-guide.md §3).
 
 DRF's own exceptions (401, 403, 404, 405, 415, 429, validation) are translated here too, and
 Django's 404/500 handlers for URLs outside DRF answer in the same shape.
@@ -63,12 +63,13 @@ def _translate(exc: Exception) -> ApiError | None:
     return None
 
 
-def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+def error_parts(exc: Exception) -> tuple[int, dict, dict[str, str]] | None:
+    """The status, error body and headers that answer `exc`, or None for an exception that is a bug
+    (a 500). Shared by DRF's handler below and the event server (events/responses.py), so that an
+    error reads the same whichever role answers it."""
     error = _translate(exc)
     if error is None:
         return None
-    # Whatever a view wrote before failing is undone, like DRF's own handler does.
-    set_rollback()
     headers = {}
     if isinstance(exc, exceptions.APIException):
         if getattr(exc, "auth_header", None):
@@ -79,7 +80,17 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         headers["Retry-After"] = str(error.extra["retry_after"])
     if error.status_code == 401 and "WWW-Authenticate" not in headers:
         headers["WWW-Authenticate"] = 'Bearer realm="api"'
-    return Response(error.body(), status=error.status_code, headers=headers)
+    return error.status_code, error.body(), headers
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    parts = error_parts(exc)
+    if parts is None:
+        return None
+    # Whatever a view wrote before failing is undone, like DRF's own handler does.
+    set_rollback()
+    status, body, headers = parts
+    return Response(body, status=status, headers=headers)
 
 
 def json_400(request, exception=None) -> JsonResponse:

@@ -16,10 +16,15 @@ _drf_default = JSONEncoder().default
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
 
 
+def render_json(data) -> bytes:
+    """An answer's JSON bytes, as every JSON answer of the API has them (the event server's too)."""
+    return orjson.dumps(data, default=_drf_default, option=_OPTIONS)
+
+
 class ORJSONRenderer(JSONRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
         if data is None:
             return b""
         if self.get_indent(accepted_media_type or "", renderer_context or {}):
             return super().render(data, accepted_media_type, renderer_context)  # ?indent= for humans
-        return orjson.dumps(data, default=_drf_default, option=_OPTIONS)
+        return render_json(data)

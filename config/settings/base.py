@@ -41,22 +41,21 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # Request id and access log, request metrics, then probes and /metrics answered before the Host
-    # check (config/operator_paths.py); all async-capable, so the long-poll holds no thread.
+    # check (config/operator_paths.py).
     "config.request_context.request_context_middleware",
     "config.metrics_middleware.request_metrics_middleware",
     "config.operator_paths.operator_paths_middleware",
     # JSON error bodies under /api/ even with DEBUG on (config/api/error_pages.py).
     "config.api.error_pages.api_error_pages_middleware",
-    # Django's middleware, run without thread hops on API requests (config/inline_middleware.py).
-    "config.inline_middleware.SecurityMiddleware",
-    "config.inline_middleware.SessionMiddleware",
-    "config.inline_middleware.CommonMiddleware",
-    "config.inline_middleware.CsrfViewMiddleware",
-    "config.inline_middleware.AuthenticationMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Names the signed-in admin user as the actor of model history entries (django-auditlog).
     "accounts.audit.auditlog_admin_middleware",
-    "config.inline_middleware.MessageMiddleware",
-    "config.inline_middleware.XFrameOptionsMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -91,7 +90,7 @@ def database_config() -> dict:
             config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
         return config
     # SQLite ignores select_for_update, so every transaction takes the write lock up front instead
-    # (ARCHITECTURE.md "Processes": the embedded default).
+    # (docs/architecture.md "Processes": the embedded default).
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "ENGINE": "django.db.backends.sqlite3",
@@ -281,20 +280,15 @@ API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
 REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
 EVENTS_MAX_WAIT = 30
-# Plain reads of a game's log and of a user's feed answered before Django and DRF
-# (config/log_fast_lane.py); 0: never.
-EVENTS_FAST_LANE = env_bool("EVENTS_FAST_LANE", True)
-# API requests to synchronous views handled in one thread hop (config/sync_lane.py).
-SYNC_LANE = env_bool("SYNC_LANE", True)
-# The streams (`Accept: text/event-stream` on me/events and games/{id}/events, config/api/sse.py): a
-# comment line this often when quiet; the caller's token checked and the log read again this often
-# (a revocation or a ban ends a stream within it, and so does a lost wake-up's delay); a stream
-# ends after this long.
+# The streams (`Accept: text/event-stream` on me/events and games/{id}/events, events/streams.py): a
+# comment line this often when quiet; the reader's token checked and the log read again at least
+# this often (a revocation, a ban or leaving a table is published and ends a stream at once; this
+# bounds what a lost wake-up costs); a stream ends after this long.
 EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
 EVENTS_SSE_CHECK_SECONDS = float(os.environ.get("EVENTS_SSE_CHECK_SECONDS", "60"))
 EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
 
-# Bots (CONTRACT §5): a prompted bot seat acts this many seconds after the prompt, at this level.
+# Bots (docs/matchmaking.md): a prompted bot seat acts this many seconds after the prompt, at this level.
 BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
 BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
 
@@ -316,7 +310,7 @@ READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "1.5"))
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = [a.strip() for a in os.environ.get("METRICS_ALLOWED_IPS", "").split(",") if a.strip()]
 
-# Quick-match tickets (CONTRACT §5, docs/matchmaking.md). The matcher runs on beat every
+# Quick-match tickets (docs/matchmaking.md, docs/matchmaking.md). The matcher runs on beat every
 # MATCHMAKING_INTERVAL seconds; a waiting ticket not polled for MATCHMAKING_TICKET_TTL seconds expires;
 # one waiting MATCHMAKING_BOTS_AFTER seconds (with `bots`) is seated with bots. Five rated tickets sit
 # together when their ordinals span at most SPREAD_BASE + SPREAD_PER_SECOND x (the oldest one's wait).
@@ -334,7 +328,7 @@ CELERY_BEAT_SCHEDULE["matchmaking-tickets-match"] = {
     "options": {"expires": MATCHMAKING_INTERVAL},
 }
 
-# Webhooks (CONTRACT §7, docs/integrations.md). Retries: seconds after each failed attempt.
+# Webhooks (docs/integrations.md, docs/integrations.md). Retries: seconds after each failed attempt.
 WEBHOOK_RETRY_SCHEDULE = [
     float(step)
     for step in os.environ.get("WEBHOOK_RETRY_SCHEDULE", "5,300,1800,7200,18000,36000").split(",")
@@ -356,7 +350,7 @@ CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {
     "options": {"expires": WEBHOOK_SWEEP_SECONDS},
 }
 
-# Personal access tokens (CONTRACT §7): lifetime when `expires_in_days` is not given, and the longest.
+# Personal access tokens (docs/integrations.md): lifetime when `expires_in_days` is not given, and the longest.
 PERSONAL_TOKEN_DEFAULT_DAYS = int(os.environ.get("PERSONAL_TOKEN_DEFAULT_DAYS", "90"))
 PERSONAL_TOKEN_MAX_DAYS = int(os.environ.get("PERSONAL_TOKEN_MAX_DAYS", "366"))
 

@@ -1,4 +1,4 @@
-"""GET me/events (CONTRACT §5 "Your feed"): deal_started and your_turn, in order, as JSON and as SSE."""
+"""GET me/events (docs/matchmaking.md "Your feed"): deal_started and your_turn, in order, as JSON and as SSE."""
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -117,65 +117,3 @@ def test_the_feed_as_server_sent_events(make_table, make_client, settings):
     assert "id: 1\n" not in _read_stream(again)
     unauthenticated = make_client().get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream")
     assert unauthenticated.status_code == 401
-
-
-@pytest.mark.django_db(transaction=True)
-def test_with_redis_each_entry_reaches_the_open_feed_stream_in_its_wake_up_without_a_read(
-    make_table, settings, monkeypatch
-):
-    """A feed entry's wake-up carries it (accounts/feed.py): the five players' open streams each read
-    their feed once (when subscribing) over several moves and carry exactly their JSON feed."""
-    import asyncio
-    import random
-
-    from asgiref.sync import sync_to_async
-
-    from accounts import feed_apis
-    from tests.api import sse
-    from tests.api.playing import step
-
-    sse.use_redis(settings)
-    settings.EVENTS_POLL_INTERVAL = 20  # a fallback poll cannot explain what arrives
-    settings.EVENTS_SSE_MAX_SECONDS = 60
-    setup = make_table()
-    befores = [_feed(client)["last_seq"] for client in setup["clients"]]
-    reads = []
-    monkeypatch.setattr(feed_apis, "_followed_feed", sse.counting_reads(feed_apis._followed_feed, reads))
-    responses = [
-        client.get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream", HTTP_LAST_EVENT_ID=str(before))
-        for client, before in zip(setup["clients"], befores, strict=True)
-    ]
-    rng = random.Random(4)
-    expected = []
-
-    async def act():
-        while len(reads) < len(responses):
-            await asyncio.sleep(0.01)
-        for _ in range(8):
-            assert await sync_to_async(step)(setup["clients"], setup["game"], rng)
-        for client, before in zip(setup["clients"], befores, strict=True):
-            expected.append(await sync_to_async(_feed)(client, before))
-
-    def done(texts):
-        return all(
-            len(sse.parse(text)) >= len(feed["events"]) for text, feed in zip(texts, expected, strict=True)
-        )
-
-    texts = async_to_sync(sse.follow_while)(responses, act, done=done)
-    assert sum(len(feed["events"]) for feed in expected) >= 4  # your_turn entries came
-    for seat, (text, feed) in enumerate(zip(texts, expected, strict=True)):
-        assert sse.parse(text) == feed["events"], seat
-    assert reads == befores  # one read each, at subscription
-
-
-def test_a_revoked_token_ends_the_feed_stream_at_its_next_check(make_table, settings):
-    from tests.api import sse
-
-    settings.EVENTS_SSE_MAX_SECONDS = 60
-    settings.EVENTS_SSE_KEEPALIVE = settings.EVENTS_SSE_CHECK_SECONDS = 0.2
-    settings.EVENTS_POLL_INTERVAL = 0.05
-    client = make_table()["clients"][1]
-    response = client.get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream")
-    # Ended by the check, long before EVENTS_SSE_MAX_SECONDS.
-    assert sse.seconds_to_end_after_logout(client, response) < 30
-    assert_error(client.get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream"), 401, "not_authenticated")

@@ -1,9 +1,7 @@
 """A request that finds every pooled database (or Redis) connection busy for the pool's whole timeout
 is told to come back (503 `service_unavailable`, `Retry-After`), in the one error shape, not answered
 500: the server is overloaded, not broken, and nothing was done (docs/client-guide.md, "Errors").
-An open event stream that meets it ends as at its time limit, and its client reconnects."""
-
-import time
+An open event stream that meets it ends as at its time limit (tests/events/test_streams.py)."""
 
 import pytest
 import redis
@@ -12,8 +10,7 @@ from psycopg_pool import PoolTimeout
 
 from accounts import selectors as account_selectors
 from config.api import busy, handler
-from games import event_stream, selectors
-from tests.api import sse
+from games import selectors
 from tests.conftest import assert_error, require_local_redis
 
 pytestmark = pytest.mark.django_db
@@ -82,26 +79,3 @@ def test_a_token_lookup_that_finds_the_redis_pool_exhausted_answers_503(make_tab
         response = setup["clients"][0].get(path)
         assert_error(response, 503, "service_unavailable")
         assert response["Retry-After"] == str(handler.BUSY_RETRY_AFTER_SECONDS)
-
-
-def test_a_stream_whose_log_read_finds_the_server_busy_ends_after_what_it_sent(
-    make_table, monkeypatch, settings
-):
-    settings.EVENTS_SSE_MAX_SECONDS = 20
-    setup = make_table()
-    client, game_id = setup["clients"][1], setup["game"]
-    opening = client.get(f"/api/v1/games/{game_id}/events").json()["events"]
-    real = event_stream.followed_log
-
-    def busy_log(**kwargs):
-        import dataclasses
-
-        return dataclasses.replace(real(**kwargs), read=_busy)
-
-    monkeypatch.setattr(event_stream, "followed_log", busy_log)
-    started = time.monotonic()
-    response = client.get(f"/api/v1/games/{game_id}/events", HTTP_ACCEPT="text/event-stream")
-    text = sse.read_stream(response)
-    assert time.monotonic() - started < 10  # ended at the busy read, not at EVENTS_SSE_MAX_SECONDS
-    assert text.startswith("retry: 2000\n")  # the client comes back by itself
-    assert sse.parse(text) == opening

@@ -1,11 +1,8 @@
-"""Quick-match tickets over HTTP (CONTRACT §5 "Tickets"): queue, poll, cancel, expire, refuse."""
+"""Quick-match tickets over HTTP (docs/matchmaking.md "Tickets"): queue, poll, cancel, expire, refuse."""
 
-import threading
-import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Rating, Sanction, SanctionKind
@@ -233,49 +230,6 @@ def test_stats_count_waiting_tickets_and_the_median_wait_of_recent_matches(make_
     assert stats["weihai"] == {"preset": "weihai", "waiting": 0, "median_wait": 4.0}
     assert stats["campus"]["waiting"] == 1 and stats["campus"]["median_wait"] is None
     assert set(stats) == set(engine.PRESETS)
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("mode", ["redis", "polling"])
-def test_a_long_poll_returns_as_soon_as_the_ticket_is_matched(mode, make_user, make_client, settings):
-    if mode == "redis":
-        settings.REDIS_URL = "redis://127.0.0.1:6379/9"
-        # A slow fallback poll proves the wake-up came through Redis.
-        settings.EVENTS_POLL_INTERVAL = 20
-    else:
-        settings.REDIS_URL = None
-        settings.EVENTS_POLL_INTERVAL = 0.1
-    tokens = [make_user()[1] for _ in range(5)]
-    ids = [_queue(make_client(token))["id"] for token in tokens]
-    result = {}
-
-    def wait() -> None:
-        try:
-            started = time.monotonic()
-            response = make_client(tokens[0]).get(f"{TICKETS}/{ids[0]}?wait=15")
-            result["elapsed"] = time.monotonic() - started
-            result["body"] = response.json()
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=wait)
-    thread.start()
-    time.sleep(0.5)
-    assert matching.tickets_match() == 5
-    thread.join(timeout=30)
-    assert result["elapsed"] < 5, result
-    assert result["body"]["status"] == "matched" and result["body"]["table"] is not None
-
-
-def test_a_long_poll_of_a_waiting_ticket_waits_then_answers_waiting(player, settings):
-    _, client = player
-    settings.REDIS_URL = None
-    settings.EVENTS_POLL_INTERVAL = 0.1
-    ticket = _queue(client)
-    started = time.monotonic()
-    body = client.get(f"{TICKETS}/{ticket['id']}?wait=0.6").json()
-    assert time.monotonic() - started >= 0.5
-    assert body["status"] == "waiting"
 
 
 def test_a_bad_wait_is_400(player):

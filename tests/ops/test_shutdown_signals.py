@@ -1,4 +1,4 @@
-"""The process-wide stop mark (config/shutdown.py): a wait gives up when it is set, and the stop
+"""The process-wide stop mark (events/shutdown.py): a wait gives up when it is set, and the stop
 signals set it before handing over to the handler that was there before (the server's)."""
 
 import asyncio
@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from config import shutdown
+from events import shutdown
 
 
 @pytest.fixture

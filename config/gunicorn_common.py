@@ -1,0 +1,28 @@
+"""What both gunicorn roles (config/gunicorn.py, config/gunicorn_events.py) share: the cores they
+may use, and the worker hooks."""
+
+import gc
+import os
+
+
+def usable_cores() -> int:
+    # The CPUs this process may run on (a container's cpuset), not the host's.
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def post_worker_init(worker) -> None:
+    # The worker has loaded the application: what exists now (modules, settings, URL patterns, the
+    # engine's tables) lives as long as the process, so the collector need not look at it again.
+    gc.freeze()
+
+
+def child_exit(server, worker) -> None:
+    # Multi-process metrics (config/metrics.py): a dead worker's live gauges must stop counting (its
+    # counters stay summed). The master imports nothing of the app, so this reads the variable itself.
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

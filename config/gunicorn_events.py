@@ -1,0 +1,42 @@
+"""gunicorn settings of the `events` role (docker/entrypoint.sh): `gunicorn -c python:config.gunicorn_events`.
+
+The event server (events/, config/asgi.py `events_application`) on uvicorn's worker: a waiting
+long-poll or an open stream is an entry in the worker's event loop, so one process holds thousands.
+"""
+
+import os
+
+from uvicorn_worker import UvicornWorker
+
+from config.gunicorn_common import child_exit, post_worker_init, usable_cores  # noqa: F401 - hooks
+
+
+class EventsWorker(UvicornWorker):
+    # uvicorn would take the client's address from X-Forwarded-For (from the addresses in
+    # FORWARDED_ALLOW_IPS, 127.0.0.1 by default): the application alone reads that header, by
+    # NUM_PROXIES (docs/deploy.md "Client addresses").
+    CONFIG_KWARGS = {"loop": "auto", "http": "auto", "proxy_headers": False}
+
+
+wsgi_app = "config.asgi:events_application"
+worker_class = "config.gunicorn_events.EventsWorker"
+bind = os.environ.get("EVENTS_BIND", f"0.0.0.0:{os.environ.get('EVENTS_PORT', '8001')}")
+workers = int(os.environ.get("EVENTS_CONCURRENCY") or max(1, usable_cores() // 2))
+# SIGTERM releases every waiting request at once (events/shutdown.py); streams end at once too.
+graceful_timeout = int(os.environ.get("EVENTS_GRACEFUL_TIMEOUT", "10"))
+# A worker silent this long is restarted; a wait is awaited in the event loop, so it does not count.
+timeout = int(os.environ.get("EVENTS_TIMEOUT", "60"))
+keepalive = 5
+accesslog = None
+forwarded_allow_ips = ""
+
+
+def _database_pool() -> list[str]:
+    # A few pooled connections per worker serve every request: each read gives its connection back
+    # at once (events/threads.py), a waiting request holds none.
+    if "DB_POOL_MAX_SIZE" not in os.environ and os.environ.get("DB_CONN_MAX_AGE", "0") == "0":
+        return ["DB_POOL_MAX_SIZE=8"]
+    return []
+
+
+raw_env = _database_pool()

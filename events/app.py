@@ -1,0 +1,197 @@
+"""The event server's ASGI application (Starlette): its routes, one request's course, its lifespan.
+
+One request: in one thread hop, the reader (events/access.py), the query's parameters and the
+answer, as the web role's view gives them; then, if the answer is "nothing yet" and the client asked
+to wait, a wait for the log's wake-up on the event loop (no thread, no database connection held);
+then the answer read again, the reader checked again with it. With `Accept: text/event-stream` the
+deal's log and the feed are streamed instead (events/streams.py).
+
+`build(fallback=...)` is the development server's application (config/asgi.py): these routes, and
+everything else handed to Django's ASGI application, on one port.
+"""
+
+import contextlib
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import QueryDict
+from rest_framework import exceptions
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Mount, Route
+
+from config import health, wakeups
+from config.api.errors import ApiError, ErrorCode
+from events import logs, shutdown, subscriptions
+from events.access import Reader, reader_of
+from events.context import RequestContext
+from events.responses import error_response, json_response
+from events.streams import follow
+from events.threads import in_thread
+from events.waiting import wait_for_change
+
+# Ids are 64-bit signed integers in the database; a larger one names nothing.
+MAX_ID = 2**63 - 1
+
+
+def _authorization(request: Request) -> bytes:
+    return request.headers.get("authorization", "").encode("latin-1")
+
+
+def _query_params(request: Request, *, stream: bool) -> QueryDict:
+    """The query string as Django parses it (what the web role's serializers are given). A stream
+    that reconnects names the last entry it got in `Last-Event-ID`: it stands for `after`."""
+    params = QueryDict(request.scope.get("query_string", b""), mutable=True)
+    last_event_id = request.headers.get("last-event-id", "")
+    if stream and last_event_id.isdigit() and len(last_event_id) <= 18:
+        params["after"] = last_event_id
+    return params
+
+
+def _read(endpoint: logs.Endpoint, object_id, authorization: bytes, params: QueryDict):
+    """Synchronous, in a worker thread: who reads, what he asked, and the answer."""
+    reader = reader_of(authorization)
+    query = endpoint.query(params)
+    return reader, query, endpoint.answer(reader, object_id, query)
+
+
+def _read_again(endpoint: logs.Endpoint, object_id, authorization: bytes, query: logs.Query) -> dict:
+    # The reader is checked again: a token revoked or a ban imposed during the wait refuses the answer.
+    return endpoint.answer(reader_of(authorization), object_id, query)
+
+
+def _stream_read(followed, authorization: bytes):
+    def read(after: int, check: bool):
+        if check:
+            try:
+                reader_of(authorization)
+            except (ApiError, exceptions.APIException):  # refused now: the stream ends
+                return False, None
+        return True, followed.read(after)
+
+    return in_thread(read)
+
+
+def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
+    read = in_thread(_read)
+    read_again = in_thread(_read_again)
+    changed = in_thread(lambda reader, object_id, query: endpoint.changed(reader, object_id, query))
+
+    async def serve(request: Request) -> Response:
+        object_id = request.path_params[id_name] if id_name else None
+        if object_id is not None and object_id > MAX_ID:
+            return error_response(ApiError(ErrorCode.NOT_FOUND, "Not found."))
+        stream = endpoint.followed is not None and "text/event-stream" in request.headers.get("accept", "")
+        authorization = _authorization(request)
+        # Marked before the read: if nothing is published between here and the wait, the read's
+        # "nothing new" still holds, and the wait needs no second look at the database.
+        channel = None if endpoint.per_reader else endpoint.channel(None, object_id)
+        mark = subscriptions.watch(channel) if channel is not None else None
+        try:
+            params = _query_params(request, stream=stream)
+            reader, query, body = await read(endpoint, object_id, authorization, params)
+        except Exception as exc:  # noqa: BLE001 - the API's error answer, or raised again (a bug)
+            return error_response(exc)
+        if stream:
+            return _stream(endpoint, object_id, reader, body, authorization)
+        if query.wait > 0 and not endpoint.ready(body, query):
+            channel = endpoint.channel(reader, object_id)
+            await wait_for_change(
+                channel=channel,
+                changed=lambda: changed(reader, object_id, query),
+                seconds=min(query.wait, float(settings.EVENTS_MAX_WAIT)),
+                since=mark,
+            )
+            try:
+                body = await read_again(endpoint, object_id, authorization, query)
+            except Exception as exc:  # noqa: BLE001
+                return error_response(exc)
+        return json_response(body)
+
+    return serve
+
+
+def _stream(
+    endpoint: logs.Endpoint, object_id, reader: Reader, first: dict, authorization: bytes
+) -> Response:
+    followed = endpoint.followed(reader, object_id)
+    content = follow(
+        followed,
+        first=first,
+        read=_stream_read(followed, authorization),
+        access_channel=wakeups.access_channel_name(reader.user.pk),
+        expires_at=reader.expires_at,
+    )
+    # `X-Accel-Buffering: no`: nginx passes each entry on at once rather than buffer the stream.
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Vary": "Accept"}
+    return StreamingResponse(content, media_type="text/event-stream", headers=headers)
+
+
+def _route(path: str, endpoint: logs.Endpoint, id_name: str | None) -> Route:
+    return Route(
+        path,
+        _serve(endpoint, id_name),
+        methods=["GET"],
+        middleware=[Middleware(RequestContext, route=endpoint.route)],
+    )
+
+
+ROUTES = [
+    _route("/api/v1/games/{game_id:int}/events", logs.GAME_LOG, "game_id"),
+    _route("/api/v1/tables/{table_id:int}/events", logs.TABLE_LOG, "table_id"),
+    _route("/api/v1/me/events", logs.FEED, None),
+    _route("/api/v1/matchmaking/tickets/{ticket_id:int}", logs.TICKET, "ticket_id"),
+]
+
+
+async def _healthz(request: Request) -> Response:
+    return json_response({"status": "ok"})
+
+
+_readiness = in_thread(health.readiness)
+
+
+async def _readyz(request: Request) -> Response:
+    # The same checks as the web role's probe (config/health.py): this role needs the same database
+    # and Redis to answer anything.
+    ready = await _readiness()
+    if isinstance(ready, ApiError):
+        return error_response(ready)
+    return json_response(ready)
+
+
+PROBES = [Route("/healthz", _healthz, methods=["GET"]), Route("/readyz", _readyz, methods=["GET"])]
+
+
+def _not_found(request: Request, exc: Exception) -> Response:
+    return error_response(ApiError(ErrorCode.NOT_FOUND, "Not found."))
+
+
+def _server_error(request: Request, exc: Exception) -> Response:
+    # The traceback goes to the log (Starlette raises the exception again once this is sent).
+    return json_response(ApiError(ErrorCode.SERVER_ERROR, "Server error.").body(), status=500)
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app):
+    # The server has installed its signal handlers by now: ours go in front of them, so that a
+    # SIGTERM releases every waiting request at once (events/shutdown.py).
+    shutdown.install_signal_handlers()
+    yield
+    shutdown.request()
+
+
+def build(*, fallback=None) -> Starlette:
+    """The event server; with `fallback` (an ASGI application), everything else goes there."""
+    routes = list(ROUTES)
+    if fallback is not None:
+        routes.append(Mount("/", app=fallback))  # the probes too: Django's, on one port
+    else:
+        routes += PROBES
+    return Starlette(
+        routes=routes,
+        exception_handlers={404: _not_found, 500: _server_error},
+        lifespan=_lifespan,
+    )

@@ -1,0 +1,55 @@
+"""The event server's answers: JSON bodies, error bodies and headers as the web role gives them.
+
+The body of a success is rendered by the API's own renderer function, an error's body and headers
+come from the API's exception translation (config/api/handler.py `error_parts`), and the security
+headers are read from the same Django settings that Django's SecurityMiddleware and
+XFrameOptionsMiddleware read; tests/events/test_same_answers.py asks both roles the same questions.
+"""
+
+import logging
+
+from django.conf import settings
+from starlette.responses import Response
+
+from config.api.handler import error_parts
+from config.api.renderers import render_json
+
+logger = logging.getLogger(__name__)
+
+JSON = "application/json"
+
+
+def security_headers(*, secure: bool) -> dict[str, str]:
+    """What SecurityMiddleware and XFrameOptionsMiddleware add to every answer, from the settings
+    they read (a request over https also gets Strict-Transport-Security when it is configured)."""
+    headers = {}
+    if secure and settings.SECURE_HSTS_SECONDS:
+        value = f"max-age={settings.SECURE_HSTS_SECONDS}"
+        if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS:
+            value += "; includeSubDomains"
+        if settings.SECURE_HSTS_PRELOAD:
+            value += "; preload"
+        headers["Strict-Transport-Security"] = value
+    if settings.SECURE_CONTENT_TYPE_NOSNIFF:
+        headers["X-Content-Type-Options"] = "nosniff"
+    policy = settings.SECURE_REFERRER_POLICY
+    if policy:
+        parts = policy.split(",") if isinstance(policy, str) else policy
+        headers["Referrer-Policy"] = ",".join(part.strip() for part in parts)
+    if settings.SECURE_CROSS_ORIGIN_OPENER_POLICY:
+        headers["Cross-Origin-Opener-Policy"] = settings.SECURE_CROSS_ORIGIN_OPENER_POLICY
+    headers["X-Frame-Options"] = getattr(settings, "X_FRAME_OPTIONS", "DENY").upper()
+    return headers
+
+
+def json_response(body, *, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(render_json(body), status_code=status, media_type=JSON, headers=headers)
+
+
+def error_response(exc: Exception) -> Response:
+    """The error answer of `exc`; an exception the API would not answer (a bug) is raised again."""
+    parts = error_parts(exc)
+    if parts is None:
+        raise exc
+    status, body, headers = parts
+    return json_response(body, status=status, headers=headers)
