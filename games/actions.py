@@ -5,11 +5,14 @@ here: `action_record` applies one engine action and appends its events; `trustee
 seats on 托管 answer what they are prompted; `deal_finish` records the end of a deal and tells the
 table's owner (matchmaking) through the one subscriber registered at start-up. `after_commit` returns
 what a committed change must trigger (wake-ups, the next deadline, a trustee or bot continuation);
-the scheduling itself lives next to the tasks (games/tasks.py), imported lazily here and nowhere else.
+the tasks are sent by name (games/scheduling.py), so this module never imports the tasks that
+wrap the services built on it.
+
+What one transaction collects on the way (the rows it appended, a timer it armed, writes it
+deferred) travels in its unit of work (games/work.py), passed to every function here.
 """
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -21,41 +24,15 @@ from django.utils import timezone
 from accounts.feed import feed_append_many
 from accounts.webhooks.outbox import webhook_enqueue
 from config import metrics, wakeups
-from games import engine, selectors, timers, writes
+from games import deal_end, engine, scheduling, selectors, timers, writes
 from games.models import Event, Game, GameStatus
+from games.work import GameWork
 
 FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
-_ARMED, _UNARMED = "_timer_armed", object()  # a deadline task's ETA armed before `committed`
 # Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
 # seats are all on trustee plays some 300 of them) goes on in a task after the commit, so that neither
 # a player's request nor the worker holds the game, or delays other games' timers, for long.
 MAX_AUTOPLAY_ACTIONS = 25
-
-
-@dataclass(frozen=True)
-class DealEnded:
-    """What the end of a deal tells the table it belongs to (a value, not a view dict)."""
-
-    game_id: int
-    table_id: int
-    number: int
-    void: bool
-    unscored: bool
-    aborted: bool
-    trustee_seats: tuple[int, ...]  # seats on 托管 when it ended
-    left_seats: tuple[int, ...]  # seats whose player left during it
-    setup: dict
-    outcome: Any  # engine.DealOutcome, or None for an aborted deal
-
-
-_deal_end_subscriber: Callable[[DealEnded], None] | None = None
-
-
-def deal_end_subscribe(handler: Callable[[DealEnded], None]) -> None:
-    """Matchmaking registers the owner of the deal-end → next-deal flow here (MatchmakingConfig.ready).
-    One subscriber: the flow has one owner."""
-    global _deal_end_subscriber
-    _deal_end_subscriber = handler
 
 
 def deadline_for(*, game: Game, phase: str) -> Any:
@@ -66,7 +43,7 @@ def deadline_for(*, game: Game, phase: str) -> Any:
 
 
 def same_prompt(*, before: Any, after: Any) -> bool:
-    """The action answered part of a still-open window: the window keeps its deadline (RULES §5:
+    """The action answered part of a still-open window: the window keeps its deadline (docs/rules.md §5:
     one deadline per prompt, and a window is one prompt to all the seats it asks)."""
     old, new = before.window, after.window
     return (
@@ -105,32 +82,32 @@ def event_rows(*, game: Game, events: list[dict], action: list | None = None) ->
 
 
 def events_append(
-    *, game: Game, rows: list[Event], then_update: tuple[str, ...] = (), feed: list | None = None
+    *, work: GameWork, rows: list[Event], then_update: tuple[str, ...] = (), feed: list | None = None
 ) -> None:
-    """Insert new event rows of the locked `game` (from `event_rows`), and keep them for the wake-up
-    its commit publishes (`committed`): the log's open streams forward them from there. With
-    `then_update`, also save those fields of the game, and append the `feed` entries
-    (`feed_append_many`), in the same statement where possible."""
+    """Insert new event rows of the locked game (from `event_rows`), and keep them in the unit of
+    work for the wake-up its commit publishes (`committed`): the log's open streams forward them
+    from there. With `then_update`, also save those fields of the game, and append the `feed`
+    entries (`feed_append_many`), in the same statement where possible."""
     if then_update:
-        written, names = writes.take_deferred(game, rows, then_update)
-        writes.events_insert_and_game_update(written, game, names, feed or ())
+        written, names = writes.take_deferred(work, rows, then_update)
+        writes.events_insert_and_game_update(written, work.game, names, feed or ())
     else:
         feed_append_many(feed or [])
-        writes.events_insert_or_defer(game, rows)
-    game.__dict__.setdefault("_appended_events", []).extend(rows)
+        writes.events_insert_or_defer(work, rows)
+    work.appended.extend(rows)
 
 
-def _appended_entries(game: Game) -> tuple[int, tuple[dict, ...]] | None:
+def _appended_entries(work: GameWork) -> tuple[int, tuple[dict, ...]] | None:
     """The log entries this transaction appended to `game`, as a read of the log gives them, with the
     seq they follow; None when that is not known for certain: no rows came through `events_append`
     (a change without events is rare, and a row written another way must not be claimed absent),
     or they do not end at the game's last seq. None sends a bare wake-up: streams read the log."""
-    rows = game.__dict__.pop("_appended_events", [])
+    rows, work.appended = work.appended, []
     if not rows:
         return None
     after = rows[0].seq - 1
     numbered = [row.seq for row in rows] == list(range(after + 1, after + 1 + len(rows)))
-    if not numbered or rows[-1].seq != game.last_seq:
+    if not numbered or rows[-1].seq != work.game.last_seq:
         return None
     return after, tuple({**row.data, "seq": row.seq} for row in rows)
 
@@ -151,14 +128,15 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
     return new_state, rows
 
 
-def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
+def _persist(*, work: GameWork, before: Any, state: Any, rows: list[Event]) -> None:
+    game = work.game
     game.state = engine.to_json(state)
     finished = state.phase in FINISHED_PHASES
     # The new prompt's `your_turn` entries go in the same statement as the events and the game.
     announced = not finished and not same_prompt(before=before, after=state)
     prompts = prompt_entries(game=game, state=state) if announced else []
     events_append(
-        game=game, rows=rows, then_update=("state", "version", "deadline", "last_seq"), feed=prompts
+        work=work, rows=rows, then_update=("state", "version", "deadline", "last_seq"), feed=prompts
     )
     selectors.game_state_remember(game=game, state=state)
     if finished:
@@ -166,7 +144,7 @@ def _persist(*, game: Game, before: Any, state: Any, rows: list[Event]) -> None:
 
 
 def prompt_entries(*, game: Game, state: Any) -> list[tuple[int, str, dict]]:
-    """A `your_turn` entry for the feed of each player a new prompt asks to act (CONTRACT §5). Not
+    """A `your_turn` entry for the feed of each player a new prompt asks to act (docs/matchmaking.md). Not
     for bots, seats on trustee (they act at once) or players who left; not for the rest of a window
     that one seat has just answered (the others' prompt is the same one: see `_persist`).
 
@@ -197,11 +175,11 @@ def prompts_announce(*, game: Game, state: Any) -> None:
     feed_append_many(prompt_entries(game=game, state=state))
 
 
-def action_record(*, game: Game, seat: int, state: Any, action: Any) -> Any:
-    """Apply one action of `seat` to the locked `game` and persist it (events, version, deadline);
+def action_record(*, work: GameWork, seat: int, state: Any, action: Any) -> Any:
+    """Apply one action of `seat` to the locked game and persist it (events, version, deadline);
     raises engine.IllegalAction, changing nothing. Moves, timeouts, 托管 and bots all come here."""
-    new_state, rows = _action_step(game=game, seat=seat, state=state, action=action)
-    _persist(game=game, before=state, state=new_state, rows=rows)
+    new_state, rows = _action_step(game=work.game, seat=seat, state=state, action=action)
+    _persist(work=work, before=state, state=new_state, rows=rows)
     return new_state
 
 
@@ -211,11 +189,12 @@ class Autoplay:
     pending: bool  # the chain stopped at MAX_AUTOPLAY_ACTIONS with trustee seats still prompted
 
 
-def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
-    """Seats on 托管 act as soon as they are prompted (RULES §5), in the caller's locked transaction.
+def trustee_autoplay(*, work: GameWork, state: Any) -> Autoplay:
+    """Seats on 托管 act as soon as they are prompted (docs/rules.md §5), in the caller's locked transaction.
 
     A chain of trustee actions (a whole deal when all five are on trustee) is saved once at its end:
     one insert of its events and one update of the state, not one of each per action."""
+    game = work.game
     rows: list[Event] = []
     applied = 0
     pending = False
@@ -234,17 +213,18 @@ def trustee_autoplay(*, game: Game, state: Any) -> Autoplay:
     if applied:
         metrics.record_trustee_action(preset=game.preset, count=applied)
     if rows:
-        if writes.deferring(game) and not pending and state.phase not in FINISHED_PHASES:
+        if writes.deferring(work) and not pending and state.phase not in FINISHED_PHASES:
             # The deal's timer, re-armed now for the deadline these actions set, goes in the same
             # write; `committed` takes what was armed instead of arming after the write.
-            game.__dict__[_ARMED] = timers.timer_arm(game=game)
-        _persist(game=game, before=before, state=state, rows=rows)
+            work.timer_at, work.timer_armed = timers.timer_arm(work=work), True
+        _persist(work=work, before=before, state=state, rows=rows)
     return Autoplay(state=state, pending=pending)
 
 
-def trustee_switch(*, game: Game, seat: int, on: bool, locked: bool = False) -> None:
+def trustee_switch(*, work: GameWork, seat: int, on: bool, locked: bool = False) -> None:
     """Put `seat` on 托管 or take it off, with its public `trustee` event. `locked`: it may not come
-    back (more than three entries is the same lock, RULES §5)."""
+    back (more than three entries is the same lock, docs/rules.md §5)."""
+    game = work.game
     if locked:
         game.trustee_entries[seat] = max(game.trustee_entries[seat], 4)
     if game.trustee[seat] != on:
@@ -252,8 +232,8 @@ def trustee_switch(*, game: Game, seat: int, on: bool, locked: bool = False) -> 
         if on:
             game.trustee_entries[seat] += 1
         event = {"type": "trustee", "seat": seat, "on": on}
-        events_append(game=game, rows=event_rows(game=game, events=[event]))
-    writes.game_fields_save(game, ("trustee", "trustee_entries", "last_seq"))
+        events_append(work=work, rows=event_rows(game=game, events=[event]))
+    writes.game_fields_save(work, ("trustee", "trustee_entries", "last_seq"))
 
 
 def trustee_is_locked(*, game: Game, seat: int) -> bool:
@@ -263,7 +243,7 @@ def trustee_is_locked(*, game: Game, seat: int) -> bool:
 def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
     """Record the end of a deal on the locked game, then hand the table its result (DealEnded).
 
-    An aborted deal (a moderator's decision, CONTRACT §6) keeps no final view: it has no result."""
+    An aborted deal (a moderator's decision, docs/moderation.md) keeps no final view: it has no result."""
     void = not aborted and state.phase == "void"
     if aborted:
         game.status = GameStatus.ABORTED
@@ -272,19 +252,18 @@ def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
         game.final = engine.final_view(state)
     game.finished_at = timezone.now()
     game.deadline = None
-    # RULES §5: all five on trustee → kept, but not scored and not rated. An aborted deal neither.
+    # docs/rules.md §5: all five on trustee → kept, but not scored and not rated. An aborted deal neither.
     game.unscored = aborted or (not void and all(game.trustee))
     game.save(
         update_fields=[
             "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
         ]
     )
-    if not aborted:  # webhooks (CONTRACT §7): the final view, to the table's creator, players and staff
+    if not aborted:  # webhooks (docs/integrations.md): the final view, to the table's creator, players and staff
         webhook_enqueue(event="game.over", data=selectors.game_final_view(game=game), user_ids=[*game.seat_user_ids, game.table.creator_id], table_id=game.table_id)  # noqa: E501
     outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
     metrics.record_deal_end(preset=game.preset, outcome=outcome)
-    if _deal_end_subscriber is not None:
-        _deal_end_subscriber(selectors.game_ended(game=game, state=state))
+    deal_end.deal_end_publish(selectors.game_ended(game=game, state=state))
 
 
 @dataclass(frozen=True)
@@ -316,14 +295,16 @@ def bot_seats_prompted(*, game: Game, state: Any) -> tuple[int, ...]:
     )
 
 
-def committed(*, game: Game, state: Any, autoplay_pending: bool = False) -> Committed:
+def committed(*, work: GameWork, state: Any, autoplay_pending: bool = False) -> Committed:
     """Inside the transaction, after the change: what to trigger once it commits. Arms the deal's
     deadline task when the one in flight does not cover the new deadline (games/timers.py)."""
+    game = work.game
     running = game.status == GameStatus.RUNNING
-    appended = _appended_entries(game)
-    armed = game.__dict__.pop(_ARMED, _UNARMED)  # by trustee_autoplay, with the same conditions
-    if armed is _UNARMED:
-        armed = timers.timer_arm(game=game) if running and not autoplay_pending else None
+    appended = _appended_entries(work)
+    if work.timer_armed:  # by trustee_autoplay, with the same conditions
+        armed, work.timer_at, work.timer_armed = work.timer_at, None, False
+    else:
+        armed = timers.timer_arm(work=work) if running and not autoplay_pending else None
     return Committed(
         game_id=game.pk,
         version=game.version,
@@ -344,21 +325,19 @@ def after_commit(change: Committed) -> None:
 
 
 def _run_after_commit(change: Committed) -> None:
-    from games import tasks  # tasks build on the services that build on this module
-
     entries = list(change.log_entries) if change.log_entries is not None else None
     wakeups.publish(game_id=change.game_id, version=change.version, after=change.log_after, entries=entries)
     # With the feed's (its hooks ran first), before the tasks below: followers wait on these.
     wakeups.send_held()
     if change.rate:
-        tasks.game_ratings_schedule(game_id=change.game_id)
+        scheduling.game_ratings_schedule(game_id=change.game_id)
     if not change.running:
         return
     if change.autoplay_pending:
-        tasks.game_autoplay_schedule(game_id=change.game_id, version=change.version)
+        scheduling.game_autoplay_schedule(game_id=change.game_id, version=change.version)
         return
     if change.bot_seats:
         delay = settings.BOTS_DELAY_SECONDS
-        tasks.game_bot_schedule(game_id=change.game_id, version=change.version, delay=delay)
+        scheduling.game_bot_schedule(game_id=change.game_id, version=change.version, delay=delay)
     if change.timer_at is not None:
-        tasks.game_timer_schedule(game_id=change.game_id, at=change.timer_at)
+        scheduling.game_timer_schedule(game_id=change.game_id, at=change.timer_at)

@@ -13,6 +13,7 @@ from django.db import connection
 from accounts.models import RatingChange
 from config.api.errors import ApiError, ErrorCode
 from games import engine, rows
+from games.deal_end import DealEnded
 from games.models import Event, Game, GamePlayer, GameStatus, table_model
 
 
@@ -77,8 +78,8 @@ _TABLE_VIEW_UNREAD = frozenset({"setups"})
 
 
 def game_get(*, game_id: int, whole: bool = False) -> Game:
-    """The game with its table, in one hand-written statement (games/rows.py): every client's view
-    after every move reads it. Without `whole` the deal's setup and final view and the table's
+    """The game with its table, in one query (games/rows.py): every client's view after every move
+    reads it. Without `whole` the deal's setup and final view and the table's
     fixed setups are left unread (deferred)."""
     if whole:
         return rows.game_with_table(game_id=game_id, lock=False)
@@ -152,7 +153,7 @@ def game_access_seat(*, game: Game, user: Any) -> int | None:
 def _extras(game: Game) -> dict:
     return {
         "id": game.pk,
-        # CONTRACT §4 names the table id `table`, but the view's own `table` is the play to beat;
+        # docs/client-guide.md names the table id `table`, but the view's own `table` is the play to beat;
         # the play keeps the name and the id is `table_id` (documented in the schema).
         "table_id": game.table_id,
         "number": game.number,
@@ -247,10 +248,8 @@ def game_void_streak(*, table_id: int) -> int:
     return Game.objects.filter(table_id=table_id, status=GameStatus.VOID, number__gt=after).count()
 
 
-def game_ended(*, game: Game, state: Any = None) -> Any:
+def game_ended(*, game: Game, state: Any = None) -> DealEnded:
     """The DealEnded value of a finished deal, for the table's deal loop."""
-    from games.actions import DealEnded
-
     return DealEnded(
         game_id=game.pk,
         table_id=game.table_id,

@@ -1,10 +1,11 @@
 """Writes to deals: start, a player's action end to end, trustee, vacating a seat, timeouts, bots, ratings.
 
 Each service is one transaction that locks the game row (games/lock_objects.py) and applies actions
-through games/actions.py, the one path for every actor (ARCHITECTURE.md "One action", "Who acts
-besides players"). Side effects run after commit (actions.after_commit): wake-ups, the next deadline,
-the trustee or bot continuation, the rating. The Celery tasks that wrap these services, and the
-scheduling of them, are games/tasks.py.
+through games/actions.py, the one path for every actor (docs/architecture.md "One action", "Who
+acts besides players"), carrying what it collects in its unit of work (games/work.py). Side effects
+run after commit (actions.after_commit): wake-ups, the next deadline, the trustee or bot
+continuation, the rating. The Celery tasks that wrap these services are games/tasks.py, sent by
+name (games/scheduling.py).
 
 Timer and bot services never trust their own arrival: they carry the version they were scheduled for
 and do nothing once the game has moved on, so a late, early, duplicated or redelivered task is harmless.
@@ -24,9 +25,10 @@ from accounts.feed import feed_append_many
 from accounts.models import RatingChange
 from config import metrics, wakeups
 from config.api.errors import ApiError, ErrorCode
-from games import actions, engine, selectors, timers, writes
+from games import actions, engine, scheduling, selectors, timers, writes
 from games.lock_objects import game_lock
 from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
+from games.work import GameWork
 
 
 def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]) -> Game:
@@ -59,6 +61,7 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
     )
     game.deadline = actions.deadline_for(game=game, phase=state.phase)
     game.save()
+    work = GameWork(game=game)
     GamePlayer.objects.bulk_create(
         GamePlayer(
             game=game,
@@ -69,7 +72,7 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
         for seat, taken in enumerate(seats)
         if taken
     )
-    actions.events_append(game=game, rows=actions.event_rows(game=game, events=engine.opening_events(state)))
+    actions.events_append(work=work, rows=actions.event_rows(game=game, events=engine.opening_events(state)))
     game.save(update_fields=["last_seq"])
     if state.phase in actions.FINISHED_PHASES:
         game.status = GameStatus.VOID if state.phase == "void" else GameStatus.OVER
@@ -86,7 +89,7 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
     )
     if game.status == GameStatus.RUNNING:
         actions.prompts_announce(game=game, state=state)
-    actions.after_commit(actions.committed(game=game, state=state))
+    actions.after_commit(actions.committed(work=work, state=state))
     return game
 
 
@@ -142,6 +145,7 @@ def game_action_apply(
     try:
         with wakeups.batched(), transaction.atomic():
             game = game_lock(game_id=game_id)
+            work = GameWork(game=game)
             if idempotency_key is not None:
                 stored = IdempotencyKey.objects.filter(user=user, key=idempotency_key).first()
                 if stored is not None:
@@ -163,16 +167,16 @@ def game_action_apply(
                     extra={"version": game.version},
                 )
             try:
-                state = actions.action_record(game=game, seat=seat, state=state, action=parsed)
+                state = actions.action_record(work=work, seat=seat, state=state, action=parsed)
             except engine.IllegalAction as exc:
                 raise ApiError(exc.code, exc.message) from exc
-            autoplay = actions.trustee_autoplay(game=game, state=state)
+            autoplay = actions.trustee_autoplay(work=work, state=state)
             body = selectors.game_view_for_seat(game=game, seat=seat, state=autoplay.state)
             if idempotency_key is not None:
                 IdempotencyKey.objects.create(
                     user=user, key=idempotency_key, request_hash=request_hash, status_code=200, body=body
                 )
-            _after_commit(game=game, autoplay=autoplay)
+            _after_commit(work=work, autoplay=autoplay)
     except IntegrityError as exc:
         # The same key was stored meanwhile by a request for another game (same-game requests are
         # serialized by the row lock); this transaction has been rolled back.
@@ -189,7 +193,7 @@ def game_action_apply(
 
 def _version_current(*, game: Game, state: Any, expected: int) -> bool:
     """Does the caller's `expected_version` still describe what it sees? The game's version exactly,
-    except in an open window: there the other seats' answers are secret (RULES §2.5) and change
+    except in an open window: there the other seats' answers are secret (docs/rules.md §2.5) and change
     nothing any seat sees, so every version since the window opened is current (API 1.3.0). Each
     answer is one applied action, one version: the window opened at `version - len(answers)`. An
     answer meant for an earlier prompt (the window before, the play before) is still stale."""
@@ -199,19 +203,19 @@ def _version_current(*, game: Game, state: Any, expected: int) -> bool:
     return window is not None and game.version - len(window.answers) <= expected < game.version
 
 
-def _after_commit(*, game: Game, autoplay: actions.Autoplay) -> None:
-    change = actions.committed(game=game, state=autoplay.state, autoplay_pending=autoplay.pending)
+def _after_commit(*, work: GameWork, autoplay: actions.Autoplay) -> None:
+    change = actions.committed(work=work, state=autoplay.state, autoplay_pending=autoplay.pending)
     actions.after_commit(change)
 
 
-def _autoplay_and_commit(*, game: Game) -> None:
+def _autoplay_and_commit(*, work: GameWork) -> None:
     """Inside the transaction: let trustee seats act, then register the after-commit effects."""
-    autoplay = actions.trustee_autoplay(game=game, state=selectors.game_state(game=game))
-    _after_commit(game=game, autoplay=autoplay)
+    autoplay = actions.trustee_autoplay(work=work, state=selectors.game_state(game=work.game))
+    _after_commit(work=work, autoplay=autoplay)
 
 
 def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
-    """Put the caller's seat on 托管 or take it off; after more than three entries it stays on (RULES §5)."""
+    """Put the caller's seat on 托管 or take it off; after more than three entries it stays on (docs/rules.md §5)."""
     with transaction.atomic():
         game = game_lock(game_id=game_id)
         seat = _seat_of(game=game, user=user)
@@ -219,25 +223,27 @@ def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
         if game.trustee[seat] != on:
             if not on and actions.trustee_is_locked(game=game, seat=seat):
                 raise ApiError(ErrorCode.TRUSTEE_LOCKED, "This seat entered trustee more than three times.")
-        with writes.deferred(game):  # the switch goes with the trustee's first action, if any
+        work = GameWork(game=game)
+        with writes.deferred(work):  # the switch goes with the trustee's first action, if any
             if game.trustee[seat] != on:
-                actions.trustee_switch(game=game, seat=seat, on=on)
-            _autoplay_and_commit(game=game)
+                actions.trustee_switch(work=work, seat=seat, on=on)
+            _autoplay_and_commit(work=work)
         view = selectors.game_view_for_seat(game=game, seat=seat)
     return view
 
 
 def game_seat_vacate(*, game_id: int, seat: int) -> None:
     """A player left a running deal (or was removed, or banned): the seat plays on in trustee,
-    locked (RULES §5). The deal's record of who sat where does not change."""
+    locked (docs/rules.md §5). The deal's record of who sat where does not change."""
     with transaction.atomic():
         game = game_lock(game_id=game_id)
         if game.status != GameStatus.RUNNING or game.left[seat]:
             return
         game.left[seat] = True
         game.save(update_fields=["left"])
-        actions.trustee_switch(game=game, seat=seat, on=True, locked=True)
-        _autoplay_and_commit(game=game)
+        work = GameWork(game=game)
+        actions.trustee_switch(work=work, seat=seat, on=True, locked=True)
+        _autoplay_and_commit(work=work)
 
 
 def game_seats_lock_trustee(*, game_id: int, user_id: int) -> None:
@@ -246,14 +252,15 @@ def game_seats_lock_trustee(*, game_id: int, user_id: int) -> None:
         game = game_lock(game_id=game_id)
         if game.status != GameStatus.RUNNING:
             return
+        work = GameWork(game=game)
         for seat, seat_user_id in enumerate(game.seat_user_ids):
             if seat_user_id == user_id:
-                actions.trustee_switch(game=game, seat=seat, on=True, locked=True)
-        _autoplay_and_commit(game=game)
+                actions.trustee_switch(work=work, seat=seat, on=True, locked=True)
+        _autoplay_and_commit(work=work)
 
 
 def game_abort(*, game_id: int, reason: str) -> bool:
-    """End a running deal at once, unscored and not rated, with a public `aborted` event (CONTRACT §6).
+    """End a running deal at once, unscored and not rated, with a public `aborted` event (docs/moderation.md).
     False when the deal had already ended."""
     with transaction.atomic():
         game = game_lock(game_id=game_id)
@@ -261,15 +268,16 @@ def game_abort(*, game_id: int, reason: str) -> bool:
             return False
         state = selectors.game_state(game=game)
         game.version += 1
+        work = GameWork(game=game)
         actions.events_append(
-            game=game, rows=actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
+            work=work, rows=actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
         )
         actions.deal_finish(game=game, state=state, aborted=True)
-        actions.after_commit(actions.committed(game=game, state=state))
+        actions.after_commit(actions.committed(work=work, state=state))
     return True
 
 
-# --- Timers (RULES §5, ARCHITECTURE.md "Time") --------------------------------------------------------
+# --- Timers (docs/rules.md §5, docs/architecture.md "Time") --------------------------------------------------------
 
 
 def game_timer_fire(*, game_id: int, at: str) -> bool:
@@ -283,18 +291,17 @@ def game_timer_fire(*, game_id: int, at: str) -> bool:
             return False
         if game.timer_at is None or timers.timer_token(game.timer_at) != at:
             return False  # replaced, or a second delivery of a task that already ran
-        with writes.deferred(game):  # the timeout's writes in as few statements as may be
-            timers.timer_set(game=game, at=None)
+        work = GameWork(game=game)
+        with writes.deferred(work):  # the timeout's writes in as few statements as may be
+            timers.timer_set(work=work, at=None)
             if game.status != GameStatus.RUNNING or game.deadline is None:
                 return False
             if game.deadline > timezone.now():
                 # The deadline moved on since this task was sent (or the broker was early): wait again.
-                from games import tasks  # the tasks wrap these services
-
-                again = timers.timer_arm(game=game)
-                transaction.on_commit(lambda: tasks.game_timer_schedule(game_id=game.pk, at=again))
+                again = timers.timer_arm(work=work)
+                transaction.on_commit(lambda: scheduling.game_timer_schedule(game_id=game.pk, at=again))
                 return False
-            return _deadline_expire_locked(game=game)
+            return _deadline_expire_locked(work=work)
 
 
 def game_deadline_expire(*, game_id: int, version: int) -> bool:
@@ -308,17 +315,19 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
             return False
         if game.status != GameStatus.RUNNING or game.version != version or game.deadline is None:
             return False
-        with writes.deferred(game):
+        work = GameWork(game=game)
+        with writes.deferred(work):
             if game.deadline > timezone.now():
                 # Early (a clock ahead of ours, or a broker that delivered before the ETA): make sure
                 # a task is due at the deadline rather than leave it to the sweep.
-                actions.after_commit(actions.committed(game=game, state=selectors.game_state(game=game)))
+                actions.after_commit(actions.committed(work=work, state=selectors.game_state(game=game)))
                 return False
-            return _deadline_expire_locked(game=game)
+            return _deadline_expire_locked(work=work)
 
 
-def _deadline_expire_locked(*, game: Game) -> bool:
-    """The deadline of the locked, running `game` has passed: time out the seats prompted now."""
+def _deadline_expire_locked(*, work: GameWork) -> bool:
+    """The deadline of the locked, running game has passed: time out the seats prompted now."""
+    game = work.game
     state = selectors.game_state(game=game)
     seats = engine.to_act(state)
     if not seats:
@@ -328,15 +337,15 @@ def _deadline_expire_locked(*, game: Game) -> bool:
         deadline = game.deadline.isoformat().replace("+00:00", "Z")
         # (last_seq is saved with the trustee switch below.)
         actions.events_append(
-            game=game, rows=actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
+            work=work, rows=actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
         )
     timed_out = [seat for seat in seats if not game.trustee[seat]]
     for seat in timed_out:
-        actions.trustee_switch(game=game, seat=seat, on=True)
+        actions.trustee_switch(work=work, seat=seat, on=True)
     if timed_out:
         metrics.record_timeout(preset=game.preset, seats=len(timed_out))
     metrics.record_timer_lateness((timezone.now() - game.deadline).total_seconds())
-    _autoplay_and_commit(game=game)
+    _autoplay_and_commit(work=work)
     return True
 
 
@@ -349,10 +358,11 @@ def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
             return False
         if game.status != GameStatus.RUNNING or game.version != version:
             return False
-        autoplay = actions.trustee_autoplay(game=game, state=selectors.game_state(game=game))
+        work = GameWork(game=game)
+        autoplay = actions.trustee_autoplay(work=work, state=selectors.game_state(game=game))
         if game.version == version:
             return False
-        _after_commit(game=game, autoplay=autoplay)
+        _after_commit(work=work, autoplay=autoplay)
     return True
 
 
@@ -369,7 +379,7 @@ def games_deadlines_sweep(*, grace: float | None = None, limit: int = 500) -> in
     return sum(game_deadline_expire(game_id=game_id, version=version) for game_id, version in overdue)
 
 
-# --- Bots (CONTRACT §5, ARCHITECTURE.md "Who acts besides players") -----------------------------------
+# --- Bots (docs/matchmaking.md, docs/architecture.md "Who acts besides players") -----------------------------------
 
 
 def game_bots_act(*, game_id: int, version: int) -> bool:
@@ -387,13 +397,14 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
         seats = actions.bot_seats_prompted(game=game, state=state)
         if not seats:
             return False
+        work = GameWork(game=game)
         for seat in seats:
             if state.phase in actions.FINISHED_PHASES or seat not in engine.to_act(state):
                 break
             action = engine.bot_action(engine.seat_view(state, seat), level=settings.BOTS_LEVEL)
-            state = actions.action_record(game=game, seat=seat, state=state, action=action)
+            state = actions.action_record(work=work, seat=seat, state=state, action=action)
             metrics.record_bot_action(preset=game.preset, type=action.type)
-        _autoplay_and_commit(game=game)
+        _autoplay_and_commit(work=work)
     return True
 
 
@@ -402,11 +413,11 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
 
 def game_ratings_update(*, game_id: int) -> bool:
     """Rate a finished, scored deal (accounts' per-preset openskill ratings); False when there is
-    nothing to do: not over, void, unscored (RULES §5), or already rated (exactly once per deal)."""
+    nothing to do: not over, void, unscored (docs/rules.md §5), or already rated (exactly once per deal)."""
     game = Game.objects.filter(pk=game_id).select_related("table").first()
     if game is None or game.status != GameStatus.OVER or game.unscored:
         return False
-    if not game.table.rated:  # matched from unrated tickets (parties): CONTRACT §5
+    if not game.table.rated:  # matched from unrated tickets (parties): docs/matchmaking.md
         return False
     outcome = engine.deal_outcome(selectors.game_state(game=game))
     if not outcome.emperor_side or not outcome.other_side:

@@ -15,25 +15,27 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import writes
-from games.models import Game, GameStatus
+from games.models import GameStatus
+from games.work import GameWork
 
 
-def timer_arm(*, game: Game) -> datetime | None:
-    """Inside the transaction holding `game`'s lock: the ETA of a task to send after commit, or None
-    when the task in flight covers the deadline (or there is no deadline)."""
+def timer_arm(*, work: GameWork) -> datetime | None:
+    """Inside the transaction holding the game's lock: the ETA of a task to send after commit, or
+    None when the task in flight covers the deadline (or there is no deadline)."""
+    game = work.game
     if game.status != GameStatus.RUNNING or game.deadline is None:
         return None  # a task in flight will find nothing to do and clear timer_at
     due = game.timer_at
     lost_before = timezone.now() - timedelta(seconds=settings.GAMES_SWEEP_GRACE)
     if due is not None and lost_before < due <= game.deadline:
         return None
-    timer_set(game=game, at=game.deadline)
+    timer_set(work=work, at=game.deadline)
     return game.deadline
 
 
-def timer_set(*, game: Game, at: datetime | None) -> None:
-    game.timer_at = at
-    writes.game_fields_save(game, ("timer_at",))
+def timer_set(*, work: GameWork, at: datetime | None) -> None:
+    work.game.timer_at = at
+    writes.game_fields_save(work, ("timer_at",))
 
 
 def timer_token(at: datetime) -> str:

@@ -1,12 +1,12 @@
 """The move path's writes, as hand-written statements: append event rows, update the game row, and
 append the `your_turn` entries the move announces (on PostgreSQL, all in one statement).
 
-Every action of every actor (player, timer, trustee, bot) makes exactly these writes, and the ORM
-built both statements anew each time: with the lock's SELECT, most of a move's CPU outside the engine
-(docs/scaling.md). The values still go through each field's own `pre_save` and `get_db_prep_save`
-(JSON through config/json_field.py, datetimes, foreign keys), so what is stored is what the ORM would
-store. No model signals are sent for these rows: none are connected to games or events (games/models
-.py keeps them out of the audit log on purpose).
+Every action of every actor (player, timer, trustee, bot) makes exactly these writes: each statement
+is built once per shape and reused, and on PostgreSQL the three go in one round trip. The values
+still go through each field's own `pre_save` and `get_db_prep_save` (JSON through
+config/json_field.py, datetimes, foreign keys), so what is stored is what the ORM would store. No
+model signals are sent for these rows: none are connected to games or events (games/models.py keeps
+them out of the audit log on purpose).
 """
 
 from functools import lru_cache
@@ -14,9 +14,9 @@ from functools import lru_cache
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from accounts.feed import feed_append_many, feed_append_prepare, feed_appended
-from config.sql_cursor import bound_cursor
 from config.sql_insert import insert_statement, rows_insert
 from games.models import Event, Game
+from games.work import DeferredWrites, GameWork
 
 
 def events_insert(rows: list[Event]) -> None:
@@ -63,10 +63,10 @@ def events_insert_and_game_update(
     insert_sql, insert_params = insert_statement(Event, rows)
     update_sql, update_params = _game_update_statement(game, names)
     if prepared is None:
-        with bound_cursor() as cursor:
+        with connection.cursor() as cursor:
             cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", [*insert_params, *update_params])
         return
-    with bound_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(
             f"WITH appended AS ({insert_sql}), {prepared.ctes} {update_sql} RETURNING {prepared.seqs_sql}",
             [*insert_params, *prepared.params, *update_params],
@@ -75,72 +75,55 @@ def events_insert_and_game_update(
     feed_appended(prepared, seqs)
 
 
-class _Deferred:
-    __slots__ = ("rows", "fields")
-
-    def __init__(self) -> None:
-        self.rows: list[Event] = []
-        self.fields: set[str] = set()
-
-
-_DEFERRED = "_deferred_writes"
-
-
 class deferred:
-    """Inside `with deferred(game):`, event rows appended without an update of the game
-    (`events_append_or_defer`) and game fields saved (`game_fields_save`) wait, and go with the next
+    """Inside `with deferred(work):`, event rows appended without an update of the game
+    (`events_insert_or_defer`) and game fields saved (`game_fields_save`) wait, and go with the next
     combined write (`take_deferred`) or, on leaving the block without an error, in one statement.
 
-    A timeout put each seat on trustee with an insert and an update, cleared and re-armed the timer
-    with two more, then wrote the trustee's action: five statements on the way to its wake-up, now
-    one (the re-armed timer goes with it too: games.actions.trustee_autoplay). An error leaves the
-    writes unmade: the transaction is rolled back anyway."""
+    A timeout puts each seat on trustee, clears and re-arms the timer, then writes the trustee's
+    action: one statement instead of five on the way to its wake-up (the re-armed timer goes with it
+    too: games.actions.trustee_autoplay). An error leaves the writes unmade: the transaction is
+    rolled back anyway."""
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
+    def __init__(self, work: GameWork) -> None:
+        self.work = work
 
     def __enter__(self) -> None:
-        if _DEFERRED in self.game.__dict__:
+        if self.work.deferred is not None:
             raise RuntimeError("writes of this game are already deferred")
-        self.game.__dict__[_DEFERRED] = _Deferred()
+        self.work.deferred = DeferredWrites()
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        pending = self.game.__dict__.pop(_DEFERRED)
+        pending, self.work.deferred = self.work.deferred, None
         if exc_type is None and (pending.rows or pending.fields):
-            events_insert_and_game_update(pending.rows, self.game, tuple(sorted(pending.fields)))
+            events_insert_and_game_update(pending.rows, self.work.game, tuple(sorted(pending.fields)))
 
 
-def _pending(game: Game) -> _Deferred | None:
-    return game.__dict__.get(_DEFERRED)
+def deferring(work: GameWork) -> bool:
+    """Writes of the work's game are being deferred (inside `deferred(work)`)."""
+    return work.deferred is not None
 
 
-def deferring(game: Game) -> bool:
-    """Writes of `game` are being deferred (inside `deferred(game)`)."""
-    return _DEFERRED in game.__dict__
-
-
-def game_fields_save(game: Game, names: tuple[str, ...]) -> None:
-    """Save these fields of the locked `game` now, or with its deferred writes."""
-    pending = _pending(game)
-    if pending is None:
-        game_update(game, names)
+def game_fields_save(work: GameWork, names: tuple[str, ...]) -> None:
+    """Save these fields of the locked game now, or with its deferred writes."""
+    if work.deferred is None:
+        game_update(work.game, names)
     else:
-        pending.fields.update(names)
+        work.deferred.fields.update(names)
 
 
-def events_insert_or_defer(game: Game, rows: list[Event]) -> None:
-    """Insert these new event rows of `game` now, or with its deferred writes."""
-    pending = _pending(game)
-    if pending is None:
+def events_insert_or_defer(work: GameWork, rows: list[Event]) -> None:
+    """Insert these new event rows of the game now, or with its deferred writes."""
+    if work.deferred is None:
         events_insert(rows)
     else:
-        pending.rows.extend(rows)
+        work.deferred.rows.extend(rows)
 
 
-def take_deferred(game: Game, rows: list[Event], names: tuple[str, ...]) -> tuple[list[Event], tuple]:
+def take_deferred(work: GameWork, rows: list[Event], names: tuple[str, ...]) -> tuple[list[Event], tuple]:
     """A combined write of `rows` and `names` about to run: the deferred rows (which come first in
     the log) and fields go with it."""
-    pending = _pending(game)
+    pending = work.deferred
     if pending is None or not (pending.rows or pending.fields):
         return rows, names
     rows, names = [*pending.rows, *rows], tuple(sorted({*pending.fields, *names}))

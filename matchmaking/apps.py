@@ -8,12 +8,12 @@ class MatchmakingConfig(AppConfig):
     def ready(self) -> None:
         from auditlog.registry import auditlog
 
-        from games import actions
+        from games import deal_end
         from matchmaking import services
         from matchmaking.models import Report, Seat
 
         # Matchmaking owns the deal-end → next-deal flow: games announces a finished deal, once.
-        actions.deal_end_subscribe(services.table_deal_ended)
+        deal_end.deal_end_subscribe(services.table_deal_ended)
         # Model history of reports and seats (accounts/audit.py says why games are left out).
         auditlog.register(Report)
         auditlog.register(Seat)

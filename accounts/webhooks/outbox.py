@@ -10,6 +10,7 @@ import json
 import logging
 import secrets
 
+from celery import current_app
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import Q
@@ -64,11 +65,12 @@ def webhook_enqueue(
 
 
 def deliveries_schedule(*, message_ids: list[int], countdown: float = 0) -> None:
-    """Hand messages to the worker. A failed publish only delays them until the sweep."""
-    from accounts import tasks  # tasks build on the services that build on this module
-
+    """Hand messages to the worker. A failed publish only delays them until the sweep. The task
+    (accounts/tasks.py) is sent by name: it wraps the services that build on this module."""
     for message_id in message_ids:
         try:
-            tasks.webhook_message_deliver.apply_async(kwargs={"message_id": message_id}, countdown=countdown)
+            current_app.send_task(
+                "accounts.webhook_message_deliver", kwargs={"message_id": message_id}, countdown=countdown
+            )
         except Exception:  # noqa: BLE001
             logger.warning("webhook delivery task for message %s not scheduled", message_id, exc_info=True)

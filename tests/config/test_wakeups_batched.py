@@ -87,12 +87,12 @@ def test_a_changes_wake_ups_leave_before_its_tasks_are_sent(sent, monkeypatch):
     before the deadline and bot tasks are sent to the broker, which may be slow."""
     from django.utils import timezone
 
-    from games import actions, tasks
+    from games import actions, scheduling
 
     order: list[str] = []
     monkeypatch.setattr(wakeups, "_send", lambda messages: order.append(f"wake-ups {len(messages)}"))
-    monkeypatch.setattr(tasks, "game_timer_schedule", lambda **kw: order.append("timer"))
-    monkeypatch.setattr(tasks, "game_bot_schedule", lambda **kw: order.append("bot"))
+    monkeypatch.setattr(scheduling, "game_timer_schedule", lambda **kw: order.append("timer"))
+    monkeypatch.setattr(scheduling, "game_bot_schedule", lambda **kw: order.append("bot"))
     change = actions.Committed(
         game_id=5,
         version=8,

@@ -1,4 +1,4 @@
-"""One deadline task in flight per deal (games/timers.py, RULES §5 deadlines): which changes send a
+"""One deadline task in flight per deal (games/timers.py, docs/rules.md §5 deadlines): which changes send a
 task, and what the task does when it comes due. No worker: the service is called as the task calls it
 (tests/games/test_worker.py runs a real one end to end)."""
 
@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import engine, selectors, services, tasks, timers
+from games import engine, scheduling, selectors, services, timers
 from games.models import Event, Game
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def sent(monkeypatch):
     """The deadline tasks sent after commit: [(game_id, at)]."""
     calls: list = []
-    monkeypatch.setattr(tasks, "game_timer_schedule", lambda *, game_id, at: calls.append((game_id, at)))
+    monkeypatch.setattr(scheduling, "game_timer_schedule", lambda *, game_id, at: calls.append((game_id, at)))
     return calls
 
 

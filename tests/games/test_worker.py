@@ -57,12 +57,14 @@ def _restart_clock(game_id: int) -> None:
     from django.utils import timezone
 
     from games import actions, selectors
+    from games.work import GameWork
 
     with transaction.atomic():
         game = Game.objects.select_for_update().select_related("table").get(pk=game_id)
         game.deadline = timezone.now() + timedelta(seconds=1)
         game.save(update_fields=["deadline"])
-        actions.after_commit(actions.committed(game=game, state=selectors.game_state(game=game)))
+        work = GameWork(game=game)
+        actions.after_commit(actions.committed(work=work, state=selectors.game_state(game=game)))
 
 
 def _wait_finished(game_id: int, worker: Worker, timeout: float) -> Game:
