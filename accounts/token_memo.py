@@ -13,7 +13,7 @@ shared cache as before. A forget that arrives while a lookup is between the shar
 memo stops the lookup from keeping its answer (a generation count). The memo keeps pickled bytes,
 so each request gets its own token and user objects, as from the shared cache, and an entry for
 at most AUTH_TOKEN_MEMO_SECONDS: a bound on staleness should a forget ever be lost (a connection
-that dies silently is found by the listener's health checks).
+that dies silently is found by the listener's own pings).
 """
 
 import logging
@@ -145,21 +145,25 @@ def _listen() -> None:
         settings.REDIS_URL,
         socket_connect_timeout=1,
         socket_timeout=HEALTH_CHECK_SECONDS * 2,
-        health_check_interval=HEALTH_CHECK_SECONDS,
         client_name=f"token-memo-{os.getpid()}",
     )
     pubsub = client.pubsub()
     try:
         pubsub.subscribe(forget_channel())
+        owed, next_ping = 0, time.monotonic() + HEALTH_CHECK_SECONDS
         while True:
-            # Returns at least every second; with no traffic redis-py pings the server every
-            # HEALTH_CHECK_SECONDS and counts the pongs still owed: a connection that died without
-            # a word (no reset) owes them, and is given up after three.
+            # A connection that died without a word (no reset) answers nothing: with no traffic the
+            # listener pings every HEALTH_CHECK_SECONDS and gives the connection up when three
+            # pongs are owed, so the memo stops answering before a forget could be missed for long.
+            if time.monotonic() >= next_ping:
+                if owed >= 3:
+                    raise ConnectionError("the forget channel's connection stopped answering")
+                pubsub.ping()
+                owed, next_ping = owed + 1, time.monotonic() + HEALTH_CHECK_SECONDS
             message = pubsub.get_message(timeout=1.0)
-            if pubsub.health_check_response_counter >= 3:
-                raise ConnectionError("the forget channel's connection stopped answering")
             if message is None:
                 continue
+            owed = 0  # anything heard proves the connection alive
             if message["type"] == "subscribe":
                 _memo.clear()
                 _live = True

@@ -17,7 +17,7 @@ _TABLE_UNREAD = frozenset({"setups", "code", "options", "scores", "created_at"})
 def game_lock(*, game_id: int) -> Game:
     """The game row, locked until the transaction ends, with its table (not locked) attached; the
     deal's setup and final view and the table's fixed setups stay unread (Django loads them on
-    first use). One hand-written statement (games/rows.py)."""
+    first use). One query (games/rows.py)."""
     return rows.game_with_table(
         game_id=game_id, lock=True, game_unread=_GAME_UNREAD, table_unread=_TABLE_UNREAD
     )

@@ -49,27 +49,3 @@ def test_no_such_game_is_404():
     with pytest.raises(ApiError) as raised:
         game_lock(game_id=10**9)
     assert raised.value.code == "not_found"
-
-
-def test_the_locked_state_is_decoded_only_when_read_and_a_cached_state_never_is(make_table):
-    """Game.state (config/json_field.LazyOrjsonField): the lock keeps its JSON text until first
-    use; a move whose state the process holds (games.selectors.game_state) never decodes it."""
-    import pickle
-
-    from config.json_field import _Undecoded
-    from games import selectors
-
-    setup = make_table()
-    expected = Game.objects.get(pk=setup["game"]).state
-    with transaction.atomic():
-        game = game_lock(game_id=setup["game"])
-        assert isinstance(game.__dict__["state"], _Undecoded)
-        # A pickled game (the cache's way) keeps it undecoded and reads it the same.
-        assert pickle.loads(pickle.dumps(game)).state == expected
-        selectors.game_state(game=game)  # decodes it (the first time in this process)
-        again = game_lock(game_id=setup["game"])
-        selectors.game_state(game=again)  # the process holds this version's state
-        assert isinstance(again.__dict__["state"], _Undecoded)
-    assert game.state == expected and isinstance(game.__dict__["state"], dict)
-    # The ORM's own loads and values() decode as usual.
-    assert Game.objects.values_list("state", flat=True).get(pk=setup["game"]) == expected

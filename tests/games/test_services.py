@@ -81,7 +81,7 @@ def test_one_move_is_a_handful_of_queries(make_table, django_assert_max_num_quer
 
 def test_a_move_writes_its_events_game_and_your_turn_in_one_statement(make_table):
     """On PostgreSQL the move's events, the game row and the prompted players' `your_turn` entries
-    (CONTRACT §5 "Your feed") are one statement; each entry is numbered after its feed's last one."""
+    (docs/matchmaking.md "Your feed") are one statement; each entry is numbered after its feed's last one."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -116,11 +116,8 @@ def test_a_move_writes_its_events_game_and_your_turn_in_one_statement(make_table
     writes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(("WITH", "INSERT", "UPDATE"))]
     assert len(writes) == 1, writes
     assert "feed_appended" in writes[0] and "games_event" in writes[0]
-    # Bound on the server (config/sql_cursor.py): the deal's state travels as a parameter, not
-    # quoted into the statement's text; so does the lock's game id.
-    assert "$1" in writes[0] and '"hands"' not in writes[0]
     (lock,) = [q["sql"] for q in queries if "FOR UPDATE" in q["sql"]]
-    assert "$1" in lock
+    assert 'FOR UPDATE OF "games_game"' in lock  # the game row only: the table row stays free
     announced = FeedEvent.objects.filter(
         type="your_turn", data__game=game_id, data__version=response.json()["version"]
     )
