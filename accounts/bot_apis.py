@@ -1,4 +1,4 @@
-"""`POST bots` (staff): an integrator's bot account and its first token (CONTRACT §7)."""
+"""`POST bots` (staff): an integrator's bot account and its first token (docs/integrations.md)."""
 
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status

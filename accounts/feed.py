@@ -1,7 +1,7 @@
-"""A user's feed (CONTRACT §5 "Your feed"): one ordered log per user of what is addressed to him
+"""A user's feed (docs/matchmaking.md "Your feed"): one ordered log per user of what is addressed to him
 (`ticket_matched`, `deal_started`, `your_turn`, `sanction`), followed by one long-poll or SSE stream.
 
-Appended inside the transaction of the change that causes it (an outbox row, ARCHITECTURE.md), so a
+Appended inside the transaction of the change that causes it (an outbox row, docs/architecture.md), so a
 client never learns of a change that was rolled back and never misses one that committed. Numbering
 takes the row lock of the user's FeedCursor: callers lock their own rows (game, table) first, and this
 one last, so feed appends never deadlock with each other. After commit, each user's wake-up carries

@@ -31,10 +31,10 @@ class User(AbstractUser):
     # Unique: two names that compare equal cannot both exist, however they are spelled.
     username_key = UsernameKeyField(unique=True, editable=False)
     is_guest = models.BooleanField(default=False)
-    # A bot user (CONTRACT §5) has no usable password and plays from the worker through the same
+    # A bot user (docs/matchmaking.md) has no usable password and plays from the worker through the same
     # service path as a player's move.
     is_bot = models.BooleanField(default=False)
-    # An integrator's bot (CONTRACT §7): plays through the API with a `play` token, like a person. The
+    # An integrator's bot (docs/integrations.md): plays through the API with a `play` token, like a person. The
     # server's own seat-filling bots have no owner and never sign in.
     bot_owner = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="bots",
@@ -62,7 +62,7 @@ class AuthToken(models.Model):
 
     A login token expires TOKEN_TTL_DAYS after its last use (sliding; accounts.selectors.
     token_get_active) and carries every scope its user may have (`scopes` empty). A personal access
-    token (CONTRACT §7) has a name, its scopes and a fixed expiry; `prefix` (the key's first
+    token (docs/integrations.md) has a name, its scopes and a fixed expiry; `prefix` (the key's first
     characters) lets its owner recognise it."""
 
     key_hash = models.CharField(max_length=64, unique=True)
@@ -118,7 +118,7 @@ class Rating(models.Model):
 class RatingChange(models.Model):
     """One deal's effect on one player's rating. Unique per (game, user): a deal is rated once.
 
-    `game_id` is a plain integer so that accounts depends on no other app (STYLE.md layout)."""
+    `game_id` is a plain integer so that accounts depends on no other app (docs/architecture.md)."""
 
     game_id = models.BigIntegerField()
     user = models.ForeignKey(
@@ -174,7 +174,7 @@ class FeedCursor(models.Model):
 
 
 class FeedEvent(models.Model):
-    """One entry of a user's feed (CONTRACT §5 "Your feed"): everything addressed to him, in order."""
+    """One entry of a user's feed (docs/matchmaking.md "Your feed"): everything addressed to him, in order."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed")
     seq = models.PositiveIntegerField()
@@ -196,7 +196,7 @@ class SanctionKind(models.TextChoices):
 
 
 class Sanction(models.Model):
-    """A moderator's restriction of a user (CONTRACT §6). Active while not revoked and not past
+    """A moderator's restriction of a user (docs/moderation.md). Active while not revoked and not past
     `expires_at`: the time alone ends it, no job has to run."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sanctions")
@@ -233,7 +233,7 @@ class ModerationActionKind(models.TextChoices):
 
 
 class ModerationAction(models.Model):
-    """The append-only audit log of staff actions (CONTRACT §6 `moderation/audit`).
+    """The append-only audit log of staff actions (docs/moderation.md `moderation/audit`).
 
     Targets are named by type and id, never by a foreign key, so that accounts depends on no other
     app and an entry outlives what it names. `subject_user_id` is the player concerned, if any (the

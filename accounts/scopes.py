@@ -1,4 +1,4 @@
-"""What a token may do (CONTRACT §7): scopes, and the scopes a request actually holds.
+"""What a token may do (docs/integrations.md): scopes, and the scopes a request actually holds.
 
 A login token (auth/token, auth/register, auth/guest) stores no scopes: it carries every scope its
 user may have, decided at each request, so a user made staff gets `moderation` without signing in

@@ -106,7 +106,7 @@ def sanctions_active(*, user_id: int) -> list[Sanction]:
 
 
 def banned_error(*, sanction: Sanction) -> ApiError:
-    """`403 banned` (CONTRACT §3 since v1.1) for this sanction."""
+    """`403 banned` (docs/client-guide.md §7 since v1.1) for this sanction."""
     what = "banned" if sanction.kind == "ban" else "barred from tickets and joining tables"
     until = f" until {iso(sanction.expires_at)}" if sanction.expires_at else ""
     return ApiError(

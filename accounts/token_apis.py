@@ -1,4 +1,4 @@
-"""Personal access tokens (CONTRACT §7): `POST/GET auth/tokens`, `DELETE auth/tokens/{id}`."""
+"""Personal access tokens (docs/integrations.md): `POST/GET auth/tokens`, `DELETE auth/tokens/{id}`."""
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes

@@ -3,7 +3,7 @@
 Every deal is played with the same hands (same seed) twice per seat: once with the bot in that seat
 and the baseline in the other four, once with the baseline in all five; the seat rotates over all
 five. A deal's advantage is the mean over the five seats of (bot's score − baseline's score in that
-seat), so the luck of the cards cancels. Baselines: `trustee` (engine.trustee_action, RULES §5) and
+seat), so the luck of the cards cancels. Baselines: `trustee` (engine.trustee_action, docs/rules.md §5) and
 `random` (a uniformly random legal action, each seat drawing from its own seeded stream). Printed per
 preset: the baseline's mean score per seat and deal next to the bot's, the advantage with a 99 %
 confidence interval over deals, and the time of one `bot_action` call (CPU and wall clock) as p50 /
@@ -46,7 +46,7 @@ def _deal_seed(preset_name: str, deal: int) -> int:
 
 def trustee(state, seat: int, checks: Counter) -> engine.Action:
     """engine.trustee_action, found faster for a leader. A trustee leader plays the smallest legal
-    single (RULES §5): engine.trustee_action takes the minimum of (size, values) over every legal
+    single (docs/rules.md §5): engine.trustee_action takes the minimum of (size, values) over every legal
     play, and a laowang leader has thousands, which makes that minimum most of a trustee deal's time.
     Here only the singles are compared, in list order, so the first minimum is the same one; every
     `CHECK_EVERY`-th lead is checked against engine.trustee_action. The bench referees the deal, so

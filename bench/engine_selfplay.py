@@ -1,6 +1,6 @@
 """Random legal self-play for every preset: deals/s, decisions/s, mean and p99 of legal_actions.
 
-A decision is one `legal_actions` for a seat to act plus one `apply_action` (CONTRACT §1). The
+A decision is one `legal_actions` for a seat to act plus one `apply_action` (docs/engine.md). The
 baseline printed alongside is the same loop over a trivial random walk (choose from a fixed list),
 which shows the machine's speed in the same run, so figures from noisy machines can be compared.
 The presets take turns in short slices (`--rounds`), so a change in the machine's load falls on

@@ -1,4 +1,4 @@
-"""The Celery app for the worker and beat processes (ARCHITECTURE.md "Processes").
+"""The Celery app for the worker and beat processes (docs/architecture.md "Processes").
 
 With no `CELERY_BROKER_URL` the broker is kombu's filesystem transport under `var/celery/`, so a
 newcomer's single machine needs no Redis; eager mode is never used because it would ignore the

@@ -1,4 +1,4 @@
-"""Every game event as a declared shape: a union discriminated on `type` (CONTRACT §4 "Events").
+"""Every game event as a declared shape: a union discriminated on `type` (docs/client-guide.md "Events").
 
 One serializer per event type the engine (games/engine: windows, tricks, selection, deal, exchanges,
 settle) and the services (games/actions.py, games/services.py, games/bench.py) write. Each has its

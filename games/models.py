@@ -44,7 +44,7 @@ class Game(models.Model):
     trustee = OrjsonField(default=list, help_text="Five booleans: the seat is on 托管.")
     trustee_entries = OrjsonField(default=list, help_text="Times each seat entered trustee this deal.")
     final = OrjsonField(null=True, blank=True, help_text="engine.final_view once the deal is over.")
-    # RULES §5: a deal that ends with all five seats on trustee is kept but not counted.
+    # docs/rules.md §5: a deal that ends with all five seats on trustee is kept but not counted.
     unscored = models.BooleanField(
         default=False, help_text="Ended with all five seats on trustee: not added to scores, not rated."
     )
@@ -105,7 +105,7 @@ class Event(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """A stored response for `Idempotency-Key`, per user (CONTRACT §4)."""
+    """A stored response for `Idempotency-Key`, per user (docs/client-guide.md)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)

@@ -35,7 +35,7 @@ class TableAdmin(admin.ModelAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(admin.ModelAdmin):
-    """Moderators remove players here: during a running deal the player loses 40 points (RULES §5)."""
+    """Moderators remove players here: during a running deal the player loses 40 points (docs/rules.md §5)."""
 
     list_display = ("id", "table", "seat", "user", "joined_at")
     list_filter = ("table__status",)

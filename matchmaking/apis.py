@@ -1,4 +1,4 @@
-"""Thin views of the table API (CONTRACT §4 "Tables")."""
+"""Thin views of the table API (docs/client-guide.md "Tables")."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -355,7 +355,7 @@ class UserHistoryApi(APIView):
         return Response({"user": user_id, "penalties": PenaltyOutputSerializer(penalties, many=True).data})
 
 
-# --- The lobby (CONTRACT §5) ---------------------------------------------------------------------------
+# --- The lobby (docs/matchmaking.md) ---------------------------------------------------------------------------
 
 
 class TableListQueryInputSerializer(serializers.Serializer):

@@ -1,4 +1,4 @@
-"""The pool of bot users (CONTRACT §5 "Bots") the matcher seats in empty seats.
+"""The pool of bot users (docs/matchmaking.md "Bots") the matcher seats in empty seats.
 
 A bot is an ordinary user with `is_bot` and no usable password, so it can never log in; its seat
 plays from the worker (games.services.game_bots_act). The pool grows on demand and a bot sits at

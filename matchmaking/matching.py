@@ -1,4 +1,4 @@
-"""The matcher (CONTRACT §5 "Matching"): the service behind the beat task `matchmaking.tickets_match`.
+"""The matcher (docs/matchmaking.md "Matching"): the service behind the beat task `matchmaking.tickets_match`.
 
 Waiting tickets are pooled by (preset, options, rated) and seated five at a time.
 

@@ -23,7 +23,7 @@ class TableClosedReason(models.TextChoices):
     ABORTED = "aborted", "a moderator aborted its deal"
 
 
-# RULES §5 D: the deadlines of a prompt, in play and otherwise, unless a table sets its own.
+# docs/rules.md §5 D: the deadlines of a prompt, in play and otherwise, unless a table sets its own.
 DEFAULT_PLAY_SECONDS = 20
 DEFAULT_PROMPT_SECONDS = 15
 
@@ -82,14 +82,14 @@ class Seat(models.Model):
 class PenaltyReason(models.TextChoices):
     LEFT = "left", "left a running deal"
     REMOVED = "removed", "removed by a moderator"
-    # RULES §3.5 (campus): talking, noise, peeking; recorded at 0 points, the second one removes.
+    # docs/rules.md §3.5 (campus): talking, noise, peeking; recorded at 0 points, the second one removes.
     FOUL = "foul", "a foul (campus competition rules)"
-    # RULES §3.6 (laowang 串牌): exposing cards or collusion; a card discarded before the next deal.
+    # docs/rules.md §3.6 (laowang 串牌): exposing cards or collusion; a card discarded before the next deal.
     COLLUSION = "collusion", "串牌: a card discarded before the next deal (laowang)"
 
 
 class Penalty(models.Model):
-    """Points taken off a seat's running score (RULES §5: 40 for leaving or removal, every preset)."""
+    """Points taken off a seat's running score (docs/rules.md §5: 40 for leaving or removal, every preset)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="penalties")
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="penalties")
@@ -121,7 +121,7 @@ class Penalty(models.Model):
 
 
 class TableEvent(models.Model):
-    """The table's public log (CONTRACT §5 "Table events"): seating, deals started and over, closing."""
+    """The table's public log (docs/matchmaking.md "Table events"): seating, deals started and over, closing."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()
@@ -152,7 +152,7 @@ class ReportStatus(models.TextChoices):
 
 
 class Report(models.Model):
-    """A player's report of another (CONTRACT §6). It is `actioned` when a sanction or an abort names
+    """A player's report of another (docs/moderation.md). It is `actioned` when a sanction or an abort names
     it, `dismissed` by a moderator's decision; both record who and when."""
 
     reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -192,7 +192,7 @@ class TicketStatus(models.TextChoices):
 
 
 class Ticket(models.Model):
-    """A quick-match request (CONTRACT §5 "Tickets"): waits until the matcher seats it at a table."""
+    """A quick-match request (docs/matchmaking.md "Tickets"): waits until the matcher seats it at a table."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tickets")
     status = models.CharField(max_length=16, choices=TicketStatus.choices, default=TicketStatus.WAITING)

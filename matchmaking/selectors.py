@@ -82,7 +82,7 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
 
 
 def tables_lobby(*, status: str, preset: str | None) -> QuerySet[Table]:
-    """The lobby (CONTRACT §5): public tables, newest first. Private tables are never listed, nor
+    """The lobby (docs/matchmaking.md): public tables, newest first. Private tables are never listed, nor
     tables the matchmaker filled (they are full from the start)."""
     tables = Table.objects.filter(private=False, matched=False, status=status)
     if preset:
@@ -157,7 +157,7 @@ def tickets_stats(*, now: datetime | None = None) -> list[dict]:
 
 
 def user_active(*, user: Any) -> dict:
-    """CONTRACT §5 "Where am I": the user's seats at unfinished tables (newest first, with the running
+    """docs/matchmaking.md "Where am I": the user's seats at unfinished tables (newest first, with the running
     deal or null) and his live waiting tickets, so a client that restarts finds its games."""
     seats = (
         Seat.objects.filter(user=user, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING])

@@ -1,4 +1,4 @@
-"""The table's public event log (CONTRACT §5 "Table events") and its wake-ups.
+"""The table's public event log (docs/matchmaking.md "Table events") and its wake-ups.
 
 Appended inside the transaction that changes the table, numbered by the locked table's `last_seq`;
 waiters on `GET tables/{id}/events` are woken after commit with the new seq only (no data).

@@ -1,4 +1,4 @@
-"""Celery tasks of matchmaking, thin wrappers named after their services (STYLE.md 8, 13)."""
+"""Celery tasks of matchmaking, thin wrappers named after their services (docs/architecture.md)."""
 
 from celery import shared_task
 

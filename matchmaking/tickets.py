@@ -1,4 +1,4 @@
-"""Quick-match tickets (CONTRACT §5 "Tickets"): queue, poll, cancel, expire.
+"""Quick-match tickets (docs/matchmaking.md "Tickets"): queue, poll, cancel, expire.
 
 The matcher (matchmaking/matching.py) seats waiting tickets; everything here only ever moves a ticket
 out of `waiting` under its row lock, so a ticket is matched, cancelled or expired exactly once.

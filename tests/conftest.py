@@ -60,7 +60,7 @@ def make_client():
 
 
 def assert_error(response, status: int, code: str) -> dict:
-    """The one error shape (CONTRACT §3)."""
+    """The one error shape (docs/client-guide.md §7)."""
     assert response.status_code == status, (response.status_code, getattr(response, "content", b"")[:500])
     body = response.json()
     assert set(body) == {"code", "message", "extra"}, body

@@ -1,4 +1,4 @@
-"""Webhook endpoints (CONTRACT §7): register, list, delete, see deliveries, redeliver."""
+"""Webhook endpoints (docs/integrations.md): register, list, delete, see deliveries, redeliver."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema

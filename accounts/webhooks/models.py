@@ -1,4 +1,4 @@
-"""Webhooks (CONTRACT §7): a user's endpoint, the messages owed to it (the outbox) and every attempt.
+"""Webhooks (docs/integrations.md): a user's endpoint, the messages owed to it (the outbox) and every attempt.
 
 A message is written in the transaction of the change it reports, so it exists exactly when the change
 committed; Celery delivers it afterwards, at least once. Its `msg_id` is the `webhook-id` header of

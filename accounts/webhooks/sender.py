@@ -1,4 +1,4 @@
-"""Sending one webhook request without becoming an SSRF proxy (CONTRACT §7).
+"""Sending one webhook request without becoming an SSRF proxy (docs/integrations.md).
 
 A URL is checked when it is registered AND when each request is sent, because what a name resolves
 to may change in between. The request goes to the very address that was checked (the connection is

@@ -1,4 +1,4 @@
-"""The scope each endpoint needs (CONTRACT §7), in one table, by URL name and method.
+"""The scope each endpoint needs (docs/integrations.md), in one table, by URL name and method.
 
 GET and HEAD need `read` unless listed here. A write that is not listed is open only to a token with
 every scope its user may have (accounts.permissions.EndpointScope), and tests/integrations/
@@ -38,7 +38,7 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     "game-trustee": {"POST": PLAY},
     "bench-bare": {"POST": PLAY},
     "report-create": {"POST": PLAY},
-    # Matchmaking tickets (CONTRACT §5): taking one and cancelling it is playing.
+    # Matchmaking tickets (docs/matchmaking.md): taking one and cancelling it is playing.
     "ticket-create": {"POST": PLAY},
     "ticket-detail": {"DELETE": PLAY},
     "webhooks": {"GET": WEBHOOKS, "POST": WEBHOOKS},

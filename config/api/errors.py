@@ -1,4 +1,4 @@
-"""The one error type of the API and its codes (shared/CONTRACT.md §3)."""
+"""The one error type of the API and its codes (docs/client-guide.md §3)."""
 
 from django.db import models
 from rest_framework import status

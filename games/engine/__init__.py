@@ -1,4 +1,4 @@
-"""The Bao Huang (保皇) rule engine: pure Python, no Django (CONTRACT §1, RULES.md).
+"""The Bao Huang (保皇) rule engine: pure Python, no Django (docs/engine.md, docs/rules.md).
 
     rules = preset("weihai"); state = new_deal(rules, seed=7)
     for seat in to_act(state): legal_actions(state, seat)
@@ -34,13 +34,13 @@ def _known_codes(rules: RuleSet, cards) -> list[str]:
 
 
 def is_play(rules: RuleSet, cards) -> bool:
-    """A valid 一套牌 of this preset's cards (RULES §1)."""
+    """A valid 一套牌 of this preset's cards (docs/rules.md §1)."""
     cards = _known_codes(rules, cards)
     return bool(cards) and is_valid_play(rules, values_of(cards, _static_supers(rules)))
 
 
 def beats(rules: RuleSet, answer, table, *, table_is_bomb: bool = False) -> bool:
-    """Does play `answer` beat play `table` (RULES §1 "Beating", §4)? Stateless: the campus 特王,
+    """Does play `answer` beat play `table` (docs/rules.md §1 "Beating", §4)? Stateless: the campus 特王,
     which depends on the deal's called card, is judged by apply_action."""
     answer, table = _known_codes(rules, answer), _known_codes(rules, table)
     supers = _static_supers(rules)

@@ -1,7 +1,7 @@
-"""Card codes, their order and the decks (RULES §1 "Cards", "Order"; §3 "Deck" of each preset).
+"""Card codes, their order and the decks (docs/rules.md §1 "Cards", "Order"; §3 "Deck" of each preset).
 
 A card code is `<rank><suit>` (`TH` = ten of hearts) or a joker `SJ`/`BJ`; the marked cards are
-`BJ*` (emperor card) and `SJ*` (guard card). Codes never change during a deal (CONTRACT §2); what
+`BJ*` (emperor card) and `SJ*` (guard card). Codes never change during a deal (docs/client-guide.md §3); what
 a code is *worth* in play can (campus 特王, laowang 老王), so comparisons use integer values:
 3..15 for the naturals 3..2, 16 small joker, 17 big joker, 18 a marked card ranked above `BJ`.
 """

@@ -1,4 +1,4 @@
-"""Dealing a new deal (RULES §2.1–2.3, CONTRACT §1 `new_deal`).
+"""Dealing a new deal (docs/rules.md §2.1–2.3, docs/engine.md `new_deal`).
 
 The shuffle is the only randomness of a deal: a seed drawn from a CSPRNG (or given) seeds a
 `random.Random` that shuffles the deck and, where a preset needs it, draws the candidate (wuren)
@@ -48,7 +48,7 @@ def _check_hands(rules: RuleSet, hands, aside) -> tuple[list[list[str]], list[st
 
 
 def _default_aside(rules: RuleSet, hands: list[list[str]]) -> list[str]:
-    """The preset's set-aside card when no hand holds it (CONTRACT §1)."""
+    """The preset's set-aside card when no hand holds it (docs/engine.md)."""
     card = rules.aside_card
     if card is None:
         return []
@@ -57,7 +57,7 @@ def _default_aside(rules: RuleSet, hands: list[list[str]]) -> list[str]:
 
 
 def _set_aside_given_emperor_card(rules: RuleSet, hands: list[list[str]], aside: list[str]) -> int | None:
-    """wuren: a given hand's `BJ*` is the set-aside card (CONTRACT §1), so it leaves that hand and
+    """wuren: a given hand's `BJ*` is the set-aside card (docs/engine.md), so it leaves that hand and
     travels with the candidacy as a dealt one would; its holder is the candidate unless one is
     fixed. Returns the holder, or None."""
     if rules.candidate_mode != "random" or rules.aside_card != "BJ*":
@@ -72,7 +72,7 @@ def _set_aside_given_emperor_card(rules: RuleSet, hands: list[list[str]], aside:
 def _scripted_seed(hands, aside) -> int:
     """A deal from given hands without a seed still needs one for its draws (wuren's candidate,
     laowang's turned card). **D:** it is derived from the hands, so the same setup always replays
-    the same way (CONTRACT §1 `replay`) and tournaments replaying a fixed deal get the same draw."""
+    the same way (docs/engine.md `replay`) and tournaments replaying a fixed deal get the same draw."""
     text = json.dumps([[list(h) for h in hands], list(aside or [])], separators=(",", ":"))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
@@ -104,8 +104,8 @@ def new_deal(rules: RuleSet, *, seed: int | None = None, hands=None, start_seat:
              candidate: int | None = None, context: DealOutcome | dict | None = None, aside=None,
              discards=()) -> State:
     """Deal a new deal. Without `start_seat`, a `context` (the previous deal's DealOutcome or
-    final_view) supplies its `next_start_seat`, else seat 0 starts (RULES §2.1). `discards`: seats
-    that discard a card before play as a penalty (RULES §3.6), one card per entry."""
+    final_view) supplies its `next_start_seat`, else seat 0 starts (docs/rules.md §2.1). `discards`: seats
+    that discard a card before play as a penalty (docs/rules.md §3.6), one card per entry."""
     discards = _checked_discards(discards)
     previous_start, tribute_owed = previous_deal(context)
     start_seat = _checked_start_seat(start_seat if start_seat is not None else previous_start)
@@ -168,7 +168,7 @@ def _checked_seed(seed, hands, aside) -> int:
 
 
 def _shuffle_and_deal(rules: RuleSet, rng: random.Random, start_seat: int, aside) -> Dealing:
-    """Set the aside cards apart, shuffle, deal one card at a time from the start seat (RULES §2.1)."""
+    """Set the aside cards apart, shuffle, deal one card at a time from the start seat (docs/rules.md §2.1)."""
     deck = list(rules.deck)
     aside_cards = list(aside) if aside is not None else ([rules.aside_card] if rules.aside_card else [])
     for code in aside_cards:
@@ -202,7 +202,7 @@ def _opening_state(rules: RuleSet, seed: int, start_seat: int, dealing: Dealing)
 
 def _choose_first_candidate(state: State, rng: random.Random, candidate: int | None, dealing: Dealing,
                             events: list[dict]) -> None:
-    """The first candidate, by the preset's `candidate_mode` (RULES §3)."""
+    """The first candidate, by the preset's `candidate_mode` (docs/rules.md §3)."""
     mode = state.rules.candidate_mode
     if mode == "holder":
         _candidate_holds_emperor_card(state, candidate)

@@ -1,5 +1,5 @@
-"""Pre-play exchanges (RULES §2.2): tribute owed by the previous deal, then buying a 3 (campus),
-then penalty discards (laowang 串牌, RULES §3.6).
+"""Pre-play exchanges (docs/rules.md §2.2): tribute owed by the previous deal, then buying a 3 (campus),
+then penalty discards (laowang 串牌, docs/rules.md §3.6).
 
 All happen right after the deal, before emperor selection. Each hand-over is logged twice: a
 public event with the count, and an event with the cards `private_to` the giver and receiver.
@@ -21,7 +21,7 @@ def apply_tribute(hands: list[list[str]], plan: Tribute, events: list[dict]) -> 
     """Hand over the tribute of `plan` (scoring.tribute_plan, carried in the previous final_view).
 
     Givers give their highest cards; takers take one card at a time in finishing order, highest
-    first (RULES §3.4, §3.6, §3.7); wuren's guard takes the middle card of three.
+    first (docs/rules.md §3.4, §3.6, §3.7); wuren's guard takes the middle card of three.
     """
     gives = [(seat, count) for seat, count in plan.gives if count > 0]
     takes = [(seat, count) for seat, count in plan.takes if count > 0]
@@ -62,7 +62,7 @@ def apply_tribute(hands: list[list[str]], plan: Tribute, events: list[dict]) -> 
 
 
 def buy_threes(hands: list[list[str]], start_seat: int, events: list[dict]) -> None:
-    """campus 无三用二买，无二用王买，无二无王直接送一张 (RULES §3.5): every player ends with one 3.
+    """campus 无三用二买，无二用王买，无二无王直接送一张 (docs/rules.md §3.5): every player ends with one 3.
 
     **D:** buyers in seat order from the start seat; the seller is the nearest player after the
     buyer (play order) holding two or more; payment is a 2, else `SJ` before `BJ` (never `BJ*`).
@@ -90,7 +90,7 @@ def buy_threes(hands: list[list[str]], start_seat: int, events: list[dict]) -> N
 
 
 def apply_penalty_discards(hands: list[list[str]], seats: tuple[int, ...], events: list[dict]) -> tuple:
-    """RULES §3.6 (串牌, "下一局開局前自罰一張2，無2遞減"): each offender discards a 2, else his highest
+    """docs/rules.md §3.6 (串牌, "下一局開局前自罰一張2，無2遞減"): each offender discards a 2, else his highest
     non-joker, out of play, once per entry of `seats` (a seat named twice discards two cards).
 
     **D:** after the tribute: the seed's "before the next deal starts" is the last step before play

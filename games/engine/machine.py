@@ -1,5 +1,5 @@
-"""The rule machine's two verbs: `legal_actions` and `apply_action` (CONTRACT §1), dispatching on
-the phase (RULES §2) through one table. Nothing else changes a game, and only `apply_action`
+"""The rule machine's two verbs: `legal_actions` and `apply_action` (docs/engine.md), dispatching on
+the phase (docs/rules.md §2) through one table. Nothing else changes a game, and only `apply_action`
 writes the action log.
 """
 

@@ -1,4 +1,4 @@
-"""What a finished deal leaves behind, as a value the service layer reads (RULES §1 "End of a deal",
+"""What a finished deal leaves behind, as a value the service layer reads (docs/rules.md §1 "End of a deal",
 "Teams"; §2.7 settlement; the preset's scoring and tribute of §3).
 
 Matchmaking (running scores, the next deal) and ratings read a `DealOutcome` instead of picking
@@ -19,7 +19,7 @@ from .views import true_roles
 @dataclass(frozen=True, slots=True)
 class DealOutcome:
     """The settled facts of one deal. `emperor_side` is the emperor and the guard (2 v 3) or the
-    soloist alone (1 v 4), as the scoring of RULES §3 counts them; `other_side` the remaining seats.
+    soloist alone (1 v 4), as the scoring of docs/rules.md §3 counts them; `other_side` the remaining seats.
     A void deal has no sides (both empty), no emperor and all scores 0."""
 
     preset: str

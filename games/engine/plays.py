@@ -1,4 +1,4 @@
-"""Plays (一套牌) and beating (管): RULES §1 "A play", "Beating", §4 special comparisons.
+"""Plays (一套牌) and beating (管): docs/rules.md §1 "A play", "Beating", §4 special comparisons.
 
 Three small layers, as in DouZero/RLCard: classify a play from card values, compare two plays,
 and generate every distinct play a hand can make. Everything here works on integer values
@@ -19,7 +19,7 @@ JOKER_FLOOR = SJ_VALUE  # values at or above this attach like jokers (挂花)
 
 
 def is_valid_play(rules: RuleSet, values: tuple[int, ...]) -> bool:
-    """All jokers, or naturals of one rank plus attached jokers (RULES §1); preset twists:
+    """All jokers, or naturals of one rank plus attached jokers (docs/rules.md §1); preset twists:
     laowang attaches 2s to another rank (§3.6), campus 2s carry no jokers (§3.5)."""
     if not values:
         return False
@@ -49,7 +49,7 @@ def _without(values: tuple[int, ...], value: int, count: int) -> tuple[int, ...]
 
 
 def roasting_beats(answer: tuple[int, ...], table: tuple[int, ...]) -> bool:
-    """烤牌 (RULES §4): the closed form. Every answer card belongs to exactly one group beating one
+    """烤牌 (docs/rules.md §4): the closed form. Every answer card belongs to exactly one group beating one
     card of the table: a higher card, `BJ BJ` or `SJ SJ SJ` over `BJ`, `BJ` or `SJ SJ` over `SJ`."""
     b, s = table.count(BJ_VALUE), table.count(SJ_VALUE)
     table_naturals = [v for v in table if v < JOKER_FLOOR]
@@ -71,7 +71,7 @@ def roasting_beats(answer: tuple[int, ...], table: tuple[int, ...]) -> bool:
 
 
 def two_kill_beats(answer: tuple[int, ...], table: tuple[int, ...]) -> bool:
-    """laowang 2张大王杀1张大王 (RULES §3.6, §4): each extra answer card stands for one table `BJ` met by
+    """laowang 2张大王杀1张大王 (docs/rules.md §3.6, §4): each extra answer card stands for one table `BJ` met by
     two `BJ`s; the rest must beat the rest card by card."""
     kills = len(answer) - len(table)
     if kills < 0 or kills > table.count(BJ_VALUE) or 2 * kills > answer.count(BJ_VALUE):
@@ -91,7 +91,7 @@ def beats_values(rules: RuleSet, answer: tuple[int, ...], table: tuple[int, ...]
 
 
 def is_bomb(rules: RuleSet, codes) -> bool:
-    """campus 炸弹: four identical suited cards, not 3s or 2s (RULES §3.5)."""
+    """campus 炸弹: four identical suited cards, not 3s or 2s (docs/rules.md §3.5)."""
     if not rules.bombs or len(codes) != 4:
         return False
     first = codes[0]
@@ -323,7 +323,7 @@ class HandPlays:
         return found
 
     def _same_size_answers(self, rules: RuleSet, table_values: tuple[int, ...]) -> list[Action]:
-        """Card-by-card beating (RULES §1) of plays with naturals. Attached cards (jokers, laowang 2s)
+        """Card-by-card beating (docs/rules.md §1) of plays with naturals. Attached cards (jokers, laowang 2s)
         rank above the naturals they join, so an answer of m attached cards and k = n - m naturals
         beats the table when the attached cards beat its m highest cards and the rank beats its
         (m+1)-th: the attached choices are checked once per call, not once per rank."""
@@ -418,7 +418,7 @@ def _bombs_of(value: int, codes: tuple[str, ...], specials: frozenset) -> list[t
 
 def _set_beside_bomb(bomb: tuple[str, ...], naturals: Choices) -> list[Action]:
     """The same four cards' rank as a plain set, where the hand has a mixed-suit choice: four
-    identical codes answering a play are a bomb, and a set is another play (CONTRACT §1)."""
+    identical codes answering a play are a bomb, and a set is another play (docs/engine.md)."""
     for kind in naturals.kinds:
         if kind[:4] == bomb:
             other = next((c for c in kind[4:] if c != bomb[0]), None)

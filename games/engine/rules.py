@@ -1,4 +1,4 @@
-"""Rule sets and the seven presets (RULES §3, options §6).
+"""Rule sets and the seven presets (docs/rules.md §3, options §6).
 
 A preset is a frozen `RuleSet` of switches, never a subclass: every phase module reads the
 switches it needs, so one rule machine plays every regional system.
@@ -35,7 +35,7 @@ class RuleSet:
     void_after_declines: int | None = None  # the deal is void once this many declines happened
     forced_after_declines: int | None = None  # from then on a receiver must accept (classic, pagat)
     # classic: once forced, a receiver may still decline when he cannot accept or holds four identical
-    # suited cards (RULES §3.3); pagat: forced without exception.
+    # suited cards (docs/rules.md §3.3); pagat: forced without exception.
     forced_spares_four: bool = False
     # wuren: a candidate without a callable triple declines automatically (seed 002: 系统自动 passes
     # the role on), which makes "he had no triple" public by the rules themselves.
@@ -57,7 +57,7 @@ class RuleSet:
     # lianzhong_simple); "any": any declaration doubles once, nobody is forced out (pagat).
     declaration_doubling: str = "two"
     kick_window: bool = False
-    # Play (RULES §1, §4).
+    # Play (docs/rules.md §1, §4).
     must_last: int | None = None  # value of the rank that must go last (6 or 3)
     roasting: bool = False
     two_kill: bool = False
@@ -106,7 +106,7 @@ def _check_options(name: str, options: dict) -> dict:
 
 
 def preset(name: str, **options) -> RuleSet:
-    """The named preset with its table options (RULES §6); unknown names or options raise ValueError.
+    """The named preset with its table options (docs/rules.md §6); unknown names or options raise ValueError.
 
     Built once per name and options (a RuleSet is immutable): every state read from storage asks
     for its rules, and building a deck each time was a third of reading a state."""
@@ -176,7 +176,7 @@ def _preset_build(name: str, **options) -> RuleSet:
             two_kill=True, twos_attach=True, guard_card_super=True,
             scoring="laowang", tribute="laowang", hide_counts_above=10,
         )
-    # pagat: the Rizhao / JJ standard (RULES §3.7).
+    # pagat: the Rizhao / JJ standard (docs/rules.md §3.7).
     return RuleSet(
         name=name, options=frozen_options,
         deck=build_deck(**_FOUR_DECKS_6_UP, marked=("BJ*", "SJ*")),

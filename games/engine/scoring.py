@@ -1,6 +1,6 @@
 """Settlement: each preset's scoring table, tribute owed, and the early end of a deal.
 
-RULES §1 "End of a deal": a deal ends as soon as every score and every tribute count is fixed
+docs/rules.md §1 "End of a deal": a deal ends as soon as every score and every tribute count is fixed
 whatever order the remaining players would finish in; the remaining players then take the
 remaining places in seat order after the last player out. §3.x "Scoring" and "Tribute".
 """
@@ -180,6 +180,6 @@ def tribute_plan(state: State, tribute: tuple[int, ...], places: tuple[int, ...]
     guard_middle = None
     if (state.rules.tribute == "wuren" and not state.solo and state.guard is not None
             and tribute[state.emperor] == 2 and tribute[state.guard] == 1):
-        guard_middle = state.guard  # RULES §3.4: the guard takes the middle card of the three
+        guard_middle = state.guard  # docs/rules.md §3.4: the guard takes the middle card of the three
     return Tribute(gives=gives, takes=tuple((s, tribute[s]) for s in takers), guard_middle=guard_middle,
                    jokers=state.rules.tribute_jokers)

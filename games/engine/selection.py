@@ -1,4 +1,4 @@
-"""Emperor selection and the guard call (RULES §2.3–2.4; the preset rules of §3.1–3.7).
+"""Emperor selection and the guard call (docs/rules.md §2.3–2.4; the preset rules of §3.1–3.7).
 
 One candidate at a time. A declined role moves to the 上家 or 下家 (`decline_direction`) with the
 emperor card and any attached cards in a travelling pile, which joins the hand of whoever accepts.
@@ -196,7 +196,7 @@ def _decline(state: State, seat: int, event: dict, events: list[dict]) -> None:
 
 
 def end_void(state: State, events: list[dict]) -> None:
-    """No emperor found (RULES §1): the deal is void, scores 0, dealt again by the service."""
+    """No emperor found (docs/rules.md §1): the deal is void, scores 0, dealt again by the service."""
     from .settle import settle_void
 
     settle_void(state)

@@ -1,4 +1,4 @@
-"""Ending a deal: settle scores and tribute (RULES §1 "End of a deal", §2.7), or void it."""
+"""Ending a deal: settle scores and tribute (docs/rules.md §1 "End of a deal", §2.7), or void it."""
 
 from __future__ import annotations
 

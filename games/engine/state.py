@@ -1,4 +1,4 @@
-"""The game state value, actions and the engine's one error type (CONTRACT §1).
+"""The game state value, actions and the engine's one error type (docs/engine.md).
 
 A `State` is an immutable value: the engine builds a new one for every applied action and never
 changes a state it has handed out (`evolve` copies, then the engine sets the changed fields on the
@@ -17,7 +17,7 @@ from .rules import RuleSet
 
 
 class Phase(StrEnum):
-    """The phases of a deal (RULES §2, CONTRACT §2); a str enum, so views and JSON keep the strings."""
+    """The phases of a deal (docs/rules.md §2, docs/client-guide.md §3); a str enum, so views and JSON keep the strings."""
 
     EMPEROR_SELECTION = "emperor_selection"
     CALL = "call"
@@ -30,7 +30,7 @@ class Phase(StrEnum):
 
 
 class ActionType(StrEnum):
-    """Action types (RULES §6)."""
+    """Action types (docs/rules.md §6)."""
 
     ACCEPT = "accept"
     DECLINE = "decline"
@@ -46,7 +46,7 @@ class ActionType(StrEnum):
 
 
 class WindowKind(StrEnum):
-    """The declaration windows, in the order they open (RULES §2.5)."""
+    """The declaration windows, in the order they open (docs/rules.md §2.5)."""
 
     SOLO = "solo"
     DECLARATION = "declaration"
@@ -68,7 +68,7 @@ class Action:
     card: str | None = None
 
     def to_dict(self) -> dict:
-        """The JSON shape of CONTRACT §2 (`legal_actions`, final_view `actions`)."""
+        """The JSON shape of docs/client-guide.md §3 (`legal_actions`, final_view `actions`)."""
         return {"type": str(self.type), "cards": list(self.cards), "card": self.card}
 
 
@@ -81,7 +81,7 @@ SOLO = Action(ActionType.SOLO)
 
 
 class IllegalAction(Exception):
-    """An action the rules forbid; `code` is one of CONTRACT §3's stable codes."""
+    """An action the rules forbid; `code` is one of docs/client-guide.md §7's stable codes."""
 
     def __init__(self, code: str, message: str):
         super().__init__(message)
@@ -90,7 +90,7 @@ class IllegalAction(Exception):
 
 
 class Window(NamedTuple):
-    """A simultaneous declaration window (RULES §2.5): who is asked is public, answers are not."""
+    """A simultaneous declaration window (docs/rules.md §2.5): who is asked is public, answers are not."""
 
     kind: str
     asked: tuple[int, ...]
@@ -118,7 +118,7 @@ class TablePlay(NamedTuple):
 class Tribute:
     """The tribute the next deal hands over (final_view `tribute`): `gives` and `takes` are
     (seat, card count) pairs, takers in finishing order; `guard_middle` is the wuren guard who
-    takes the middle card of three (RULES §3.4); `jokers` whether givers give jokers too."""
+    takes the middle card of three (docs/rules.md §3.4); `jokers` whether givers give jokers too."""
 
     gives: tuple[tuple[int, int], ...] = ()
     takes: tuple[tuple[int, int], ...] = ()
@@ -157,16 +157,16 @@ class State:
     dealt: tuple[tuple[str, ...], ...]
     # Set-aside cards nobody holds yet (laowang keeps none: its BJ travels in `pile`).
     aside: tuple[str, ...] = ()
-    # Penalty discards made before play (RULES §3.6, laowang 串牌): (seat, card) pairs, out of play.
+    # Penalty discards made before play (docs/rules.md §3.6, laowang 串牌): (seat, card) pairs, out of play.
     discards: tuple[tuple[int, str], ...] = ()
     phase: Phase = Phase.EMPEROR_SELECTION
-    # Emperor selection (RULES §2.3): the seat asked now, how many declined, the travelling cards.
+    # Emperor selection (docs/rules.md §2.3): the seat asked now, how many declined, the travelling cards.
     candidate: int | None = None
     declines: int = 0
     pile: tuple[str, ...] = ()
     turned_card: str | None = None  # laowang: the card whose receiver was the first candidate
     transferred_by: int | None = None  # weihai 转让: the guard who handed over BJ*
-    # Teams (RULES §1 "Teams"): solo is None, "open" or "hidden".
+    # Teams (docs/rules.md §1 "Teams"): solo is None, "open" or "hidden".
     emperor: int | None = None
     guard: int | None = None
     solo: str | None = None
@@ -178,17 +178,17 @@ class State:
     # Codes that carry information (who holds them), so plays list them apart from their plain
     # twins: the marked cards and, once called, the called card.
     specials: frozenset[str] = frozenset()
-    # Declaration windows (RULES §2.5) and the declarations made public when each closed.
+    # Declaration windows (docs/rules.md §2.5) and the declarations made public when each closed.
     window: Window | None = None
     declarations: tuple[tuple[int, str], ...] = ()
     multiplier: int = 1
-    # Play (RULES §1 "Turn flow").
+    # Play (docs/rules.md §1 "Turn flow").
     table: TablePlay | None = None
     passed: tuple[int, ...] = ()
     turn: int | None = None
     finish_order: tuple[int, ...] = ()
     places: tuple[int | None, ...] = (None,) * 5
-    # Settlement (RULES §2.7).
+    # Settlement (docs/rules.md §2.7).
     scores: tuple[int, ...] | None = None
     tribute_owed: Tribute | None = None
     next_start_seat: int | None = None

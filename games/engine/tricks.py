@@ -1,4 +1,4 @@
-"""Play (RULES §1 "Turn flow", "Must-play-last"; §3.5 bombs; §3.6 laowang; §4).
+"""Play (docs/rules.md §1 "Turn flow", "Must-play-last"; §3.5 bombs; §3.6 laowang; §4).
 
 The leader must play; everyone else beats the play on the table or passes. Passing is soft: a
 seat that passed plays again as soon as anyone plays. A trick ends when every other seat still
@@ -52,7 +52,7 @@ def play_actions(state: State, seat: int) -> list[Action]:
 def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table_values: tuple[int, ...]) -> bool:
     """A cheap necessary condition for holding an answer, so most passes cost no play generation.
     Each BJ of the table is met only by a card ranked above BJ or, with two-kill, by two BJs
-    (RULES §1, §3.6); then enough jokers, plus naturals of one rank above the table's lowest card
+    (docs/rules.md §1, §3.6); then enough jokers, plus naturals of one rank above the table's lowest card
     (plus 2s where they attach). Roasting and bombs answer with other shapes: they always go the
     full way, as two-kill does once the BJs can be met."""
     if rules.roasting or rules.bombs:

@@ -1,4 +1,4 @@
-"""托管 auto-play (RULES §5): the default answer for a seat that timed out or handed over.
+"""托管 auto-play (docs/rules.md §5): the default answer for a seat that timed out or handed over.
 
 Emperor selection: `decline` where declining is free, else `accept` if able, else `decline`;
 never `transfer` or `solo`. Guard call: the highest callable card. Windows: `stay`. Play: the
@@ -14,7 +14,7 @@ from .tricks import supers_for
 
 
 def trustee_action(state: State, seat: int) -> Action:
-    """The RULES §5 default answer for `seat` now."""
+    """The docs/rules.md §5 default answer for `seat` now."""
     if seat not in to_act(state):
         raise IllegalAction("not_your_turn", "this seat has nothing to do now")
     legal = legal_actions(state, seat)

@@ -1,4 +1,4 @@
-"""Declaration windows (RULES §2.5; weihai §3.1, lianzhong §3.2–3.3, campus §3.5, pagat §3.7).
+"""Declaration windows (docs/rules.md §2.5; weihai §3.1, lianzhong §3.2–3.3, campus §3.5, pagat §3.7).
 
 Every asked seat answers privately and in any order; who is asked depends only on public facts,
 and answers are events private to the answering seat until the window closes, when all

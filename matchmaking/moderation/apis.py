@@ -1,4 +1,4 @@
-"""Thin views of the moderation API (CONTRACT §6). Staff only, except `POST reports`: each endpoint
+"""Thin views of the moderation API (docs/moderation.md). Staff only, except `POST reports`: each endpoint
 needs `is_staff` and the Django permission of its power (the `moderators` group holds them all)."""
 
 from drf_spectacular.types import OpenApiTypes
@@ -447,7 +447,7 @@ class ModerationAuditApi(_ModerationApi):
         )
 
 
-# --- fouls (RULES §3.5) ----------------------------------------------------------------------------
+# --- fouls (docs/rules.md §3.5) ----------------------------------------------------------------------------
 
 
 class SeatFoulInputSerializer(StrictInputSerializer):
@@ -499,7 +499,7 @@ class ModerationSeatFoulApi(_ModerationApi):
         return Response({"user": user_id, "fouls": fouls, "removed": removed})
 
 
-# --- 串牌 (RULES §3.6) -----------------------------------------------------------------------------
+# --- 串牌 (docs/rules.md §3.6) -----------------------------------------------------------------------------
 
 
 class SeatCollusionOutputSerializer(serializers.Serializer):

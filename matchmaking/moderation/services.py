@@ -19,10 +19,10 @@ from matchmaking import tickets
 from matchmaking.lock_objects import table_lock
 from matchmaking.models import Penalty, PenaltyReason, Report, ReportStatus, Seat, Table, TableStatus
 
-# RULES §3.5: fouls are a campus rule; the second removes the player.
+# docs/rules.md §3.5: fouls are a campus rule; the second removes the player.
 FOUL_PRESETS = ("campus",)
 FOULS_TO_REMOVE = 2
-# RULES §3.6: 串牌 (exposing cards, collusion) is laowang's; the offender discards before the next deal.
+# docs/rules.md §3.6: 串牌 (exposing cards, collusion) is laowang's; the offender discards before the next deal.
 COLLUSION_PRESETS = ("laowang",)
 OPEN_STATUSES = (TableStatus.WAITING, TableStatus.PLAYING)
 
@@ -75,7 +75,7 @@ def report_dismiss(*, report_id: int, moderator: Any, note: str, source: str) ->
 
 
 def user_tickets_cancel(*, user_id: int) -> int:
-    """Cancel the user's waiting matchmaking tickets (CONTRACT §5); returns how many."""
+    """Cancel the user's waiting matchmaking tickets (docs/matchmaking.md); returns how many."""
     return tickets.tickets_cancel_of_user(user_id=user_id)
 
 
@@ -98,7 +98,7 @@ def sanction_impose(
     source: str,
     report_id: int | None = None,
 ) -> Sanction:
-    """A sanction with its effects (CONTRACT §6). It binds from the commit on (accounts/permissions.py
+    """A sanction with its effects (docs/moderation.md). It binds from the commit on (accounts/permissions.py
     checks every request). A `ban` then puts each of the user's running seats on locked trustee, so
     his deals go on without waiting for his deadlines, and cancels his tickets; a `queue_ban` only
     keeps him out of new tables (the permission refuses joins and tickets)."""
@@ -137,7 +137,7 @@ def game_abort(
     *, game_id: int, reason: str, moderator: Any, source: str, report_id: int | None = None
 ) -> Game:
     """End a running deal at once, unscored and unrated; its table closes (`table_closed {reason:
-    "aborted"}`, matchmaking.services.table_deal_ended) in the same transaction (CONTRACT §6)."""
+    "aborted"}`, matchmaking.services.table_deal_ended) in the same transaction (docs/moderation.md)."""
     if not reason.strip():
         raise ApiError(
             ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"fields": {"reason": ["required"]}}
@@ -164,7 +164,7 @@ def game_abort(
 
 
 def player_remove(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> Table:
-    """Remove the player of a seat (RULES §5: 40 points during a running deal) and record it."""
+    """Remove the player of a seat (docs/rules.md §5: 40 points during a running deal) and record it."""
     with transaction.atomic():
         row = Seat.objects.filter(table_id=table_id, seat=seat).first()
         table = table_services.table_seat_remove(table_id=table_id, seat=seat, moderator=moderator)
@@ -213,7 +213,7 @@ def _preset_penalty_record(
 
 
 def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> tuple[int, int, bool]:
-    """Record a foul of the player of `seat` (RULES §3.5, campus: talking, noise, peeking) as a 0-point
+    """Record a foul of the player of `seat` (docs/rules.md §3.5, campus: talking, noise, peeking) as a 0-point
     penalty; his second foul at the table removes him (40 points during a deal, like any removal).
     Returns (the player's id, his fouls at this table, whether he was removed)."""
     with transaction.atomic():
@@ -247,7 +247,7 @@ def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: 
 
 
 def seat_collusion(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> tuple[int, int]:
-    """Record 串牌 (RULES §3.6, laowang: exposing cards or collusion) by the player of `seat`: a
+    """Record 串牌 (docs/rules.md §3.6, laowang: exposing cards or collusion) by the player of `seat`: a
     0-point `collusion` penalty that the table's next deal serves, the offender discarding a 2 (else
     his highest non-joker) out of play before it starts (matchmaking.services deals it).
     Returns (the player's id, his penalties at this table still waiting for their deal)."""

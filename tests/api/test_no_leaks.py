@@ -1,4 +1,4 @@
-"""Hidden information never reaches anyone it is hidden from (RULES §1 "Visibility").
+"""Hidden information never reaches anyone it is hidden from (docs/rules.md §1 "Visibility").
 
 Complete deals of every preset are played through the HTTP API by five clients and watched by a
 spectator. Every response — views, events, errors, the final view before the end — is scanned for

@@ -25,3 +25,24 @@ def test_readme_links_the_client_guide_rules_architecture_and_schema():
     readme = (ROOT / "README.md").read_text()
     for target in ("docs/client-guide.md", "docs/rules.md", "docs/architecture.md", "docs/openapi.yaml"):
         assert f"]({target})" in readme
+
+
+# How a citation of a document outside the repository reads (the team's own notes are not shipped).
+_OUTSIDE = re.compile(r"\b(?:CONTRACT|RULES|STYLE|ARCHITECTURE)(?:\.md)?\s*§|\b(?:CONTRACT|STYLE|ARCHITECTURE)\.md|\bRULES\.md|\.\./shared/")
+_CODE = [
+    path
+    for pattern in ("*.py", "*.sh", "*.html", "*.js", "*.yaml", "*.toml")
+    for path in ROOT.rglob(pattern)
+    if not {".venv", "node_modules", ".git"} & set(path.relative_to(ROOT).parts)
+    and path != Path(__file__)
+]
+
+
+def test_code_and_comments_cite_only_documents_in_the_repository():
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in _CODE
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if _OUTSIDE.search(line)
+    ]
+    assert not found, "\n".join(found[:20])

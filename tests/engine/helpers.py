@@ -1,6 +1,6 @@
-"""Shared helpers for the engine test suite (written from shared/RULES.md, not from the engine).
+"""Shared helpers for the engine test suite (written from docs/rules.md, not from the engine).
 
-Everything here goes through the public engine API of CONTRACT §1 only, so the suite checks the
+Everything here goes through the public engine API of docs/engine.md only, so the suite checks the
 implementation independently.
 """
 
@@ -118,7 +118,7 @@ def value_key(code: str):
 
 
 def ordered_value(code: str) -> int:
-    """The printed order of RULES §1 (marked cards as their plain jokers)."""
+    """The printed order of docs/rules.md §1 (marked cards as their plain jokers)."""
     if code.startswith("BJ"):
         return 17
     if code.startswith("SJ"):
@@ -146,7 +146,7 @@ def assert_illegal(state, seat, action, code=None, codes=None):
 
 
 def expected_deck(name: str) -> Counter:
-    """The deck of each preset as RULES §3 describes it (codes; weihai's missing 6s by rank only)."""
+    """The deck of each preset as docs/rules.md §3 describes it (codes; weihai's missing 6s by rank only)."""
     deck: Counter = Counter()
     four_decks_6_up = "6789TJQKA2"
     if name in ("weihai", "lianzhong_simple", "lianzhong_classic", "pagat"):

@@ -1,4 +1,4 @@
-"""Scripted endgames with short hands (RULES §1 turn flow), shared by the scenario tests.
+"""Scripted endgames with short hands (docs/rules.md §1 turn flow), shared by the scenario tests.
 
 `auto_play(state, script)` lists only the plays, in the order they happen; every other turn is a
 pass. A *chain* makes seats go out in a chosen order: after a prelude that disposes of the marked

@@ -1,4 +1,4 @@
-"""The bot player (CONTRACT §1 `bot_action`): legal, terminating, blind to hidden cards, pure.
+"""The bot player (docs/engine.md `bot_action`): legal, terminating, blind to hidden cards, pure.
 
 * every preset: seeded deals with bots in all seats, and bots mixed with trustee and random seats,
   end (over or void), and every bot choice is one of the seat's legal actions;
@@ -6,7 +6,7 @@
   among them with the same counts; where the guard is hidden, which other seat holds the guard
   card), driven through the same public history, give that seat the same view and the same choice;
 * the bots package imports nothing but the engine and the standard library;
-* the play heuristics (RULES §1 "Turn flow"): no beating a known partner, the lowest set led,
+* the play heuristics (docs/rules.md §1 "Turn flow"): no beating a known partner, the lowest set led,
   a joker spent against an opponent about to go out (and kept otherwise), must-last cards last;
 * levels: easy differs from normal somewhere, each is deterministic given view and rng, an unknown
   level is a ValueError.
@@ -227,7 +227,7 @@ def test_bot_action_is_a_function_of_the_view_dict_alone():
 
 def _weihai_open_solo(hands):
     """Seat 0 holds BJ* and declares an open solo (明独); everyone stays in the kick window. The other
-    four then all know they are partners against seat 0 (RULES §3.1)."""
+    four then all know they are partners against seat 0 (docs/rules.md §3.1)."""
     state = act(deal("weihai", hands), 0, SOLO)
     while state.phase.endswith("_window"):
         state = act(state, engine.to_act(state)[0], STAY)
@@ -271,7 +271,7 @@ def test_bot_leads_the_set_holding_its_lowest_card():
 
 def _soloist_leads_a_king(soloist_rest):
     """Seat 4 claims an open solo in the solo window (明独) and leads a king; seat 0, next to act,
-    can beat it only with its big joker (BJ*, a plain joker once a solo is open, RULES §2.5)."""
+    can beat it only with its big joker (BJ*, a plain joker once a solo is open, docs/rules.md §2.5)."""
     hands = ["BJ* 7S 7H 8S 8H 9S 9H TS TH", "7D 8D 9D TD JD QD AD 2D", "7C 8C 9C TC JC QC AC 2C",
              "JS JH QS QH 2S 2H AS AH", "KS " + soloist_rest]
     state = act(deal("weihai", hands), 0, Action("accept"))
@@ -311,7 +311,7 @@ def test_bot_leads_a_set_larger_than_a_nearly_out_opponents_hand():
 
 def test_bot_keeps_must_last_sixes_for_its_last_play():
     """weihai 憋6: the sixes go only with the last play, so the bot leads its other set first and then
-    goes out with the sixes (RULES §1 "Must-play-last")."""
+    goes out with the sixes (docs/rules.md §1 "Must-play-last")."""
     hands = ["BJ* 6S 6H KC KD KH", "7S 7H 8S 8H TS TH", "7D 8D 9D TD JD QD", "7C 8C 9C TC JC QC",
              "JS JH QS QH AS AH"]
     state = act(deal("weihai", hands), 0, Action("accept"))

@@ -1,4 +1,4 @@
-"""RULES §1 "End of a deal" and §3 scoring/tribute, checked against an oracle written from the spec
+"""docs/rules.md §1 "End of a deal" and §3 scoring/tribute, checked against an oracle written from the spec
 on random playouts of every preset:
 
 * the deal ends at the first moment every seat's score (and tribute count) is fixed whatever order
@@ -28,7 +28,7 @@ def _side(roles):
 
 
 def spec_scores(name, roles, solo, places, multiplier):
-    """Scores for complete places (seat -> 1..5) from RULES §3 (before any rounding)."""
+    """Scores for complete places (seat -> 1..5) from docs/rules.md §3 (before any rounding)."""
     emperor, guard = _side(roles)
     p = places
     out = [0] * 5
@@ -104,7 +104,7 @@ def spec_scores(name, roles, solo, places, multiplier):
 
 
 def spec_tribute(name, roles, solo, scores, multiplier):
-    """(gives, takes) as {seat: n}, from RULES §3.4, §3.6, §3.7."""
+    """(gives, takes) as {seat: n}, from docs/rules.md §3.4, §3.6, §3.7."""
     emperor, guard = _side(roles)
     gives, takes = {}, {}
     if name == "laowang":

@@ -1,5 +1,5 @@
-"""CONTRACT §3 engine error codes: every IllegalAction the engine raises carries its stable code and
-leaves the state unchanged (`to_json` before == after), RULES §1/§2/§3 for the rule behind each."""
+"""docs/client-guide.md §7 engine error codes: every IllegalAction the engine raises carries its stable code and
+leaves the state unchanged (`to_json` before == after), docs/rules.md §1/§2/§3 for the rule behind each."""
 
 from __future__ import annotations
 

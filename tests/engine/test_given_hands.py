@@ -1,4 +1,4 @@
-"""CONTRACT §1 `hands` given with the marked card; RULES §3.4: wuren's `BJ*` is the set-aside card
+"""docs/engine.md `hands` given with the marked card; docs/rules.md §3.4: wuren's `BJ*` is the set-aside card
 that goes to the candidate and travels with every decline. Where a given hand already holds it,
 that copy travels exactly as a dealt one would."""
 
@@ -36,7 +36,7 @@ def test_s34_wuren_given_BJ_star_goes_with_the_role_when_its_holder_chooses_to_d
 
 
 def test_s34_wuren_given_BJ_star_goes_to_the_fixed_candidate():
-    """`candidate` fixes the random candidate (CONTRACT §1); the given BJ* is his, as a dealt one."""
+    """`candidate` fixes the random candidate (docs/engine.md); the given BJ* is his, as a dealt one."""
     state = deal("wuren", ["BJ* 9H 9H KS", "8S 8S", "JH JH JH 5S", "TD TS", "7C 7H"], candidate=2)
     assert pview(state)["candidate"] == 2
     state = act(state, 2, ACCEPT)

@@ -1,4 +1,4 @@
-"""RULES §1 "A play", "Beating", "Must-play-last" and §4 as seen through `legal_actions`: for random
+"""docs/rules.md §1 "A play", "Beating", "Must-play-last" and §4 as seen through `legal_actions`: for random
 small hands and tables, the plays listed are exactly the distinct plays of the hand (up to
 interchangeable cards) that the spec allows — as leader every play, as follower every play that
 beats the table — each listed once, and pass listed only for a follower."""

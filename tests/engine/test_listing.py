@@ -1,6 +1,6 @@
-"""CONTRACT §1 (end of the section): `legal_actions` lists every play the rules allow up to
+"""docs/engine.md (end of the section): `legal_actions` lists every play the rules allow up to
 interchangeable codes, and a play `apply_action` accepts is always listed in that sense. The called
-card (RULES §3.3–3.5) carries information, so plays differing in how many of its copies they hold
+card (docs/rules.md §3.3–3.5) carries information, so plays differing in how many of its copies they hold
 are different plays — and each of them must be listed, not only some.
 """
 
@@ -45,7 +45,7 @@ def _accepted(state, seat, cards):
 
 
 def test_wuren_triple_with_two_plain_copies_and_one_called_copy_is_listed():
-    """RULES §3.4 called guard; the issue's case: 8C called, the emperor holds 8C 8C 8C 8D 8H."""
+    """docs/rules.md §3.4 called guard; the issue's case: 8C called, the emperor holds 8C 8C 8C 8D 8H."""
     state = _emperor_facing(
         "wuren", ["5S", "8C", "8C", "8C", "8D", "8H", "KS"], "8C", ["4S", "4S", "4S", "7S"], "4S 4S 4S",
         [["8C", "9S", "9H"], ["9C", "9D"], ["TS", "TH"]], candidate=0)
@@ -55,7 +55,7 @@ def test_wuren_triple_with_two_plain_copies_and_one_called_copy_is_listed():
 
 
 def test_campus_joker_with_two_plain_copies_of_the_called_rank_is_listed():
-    """RULES §3.5: the emperor's own copies of the called card are plain in value but not in
+    """docs/rules.md §3.5: the emperor's own copies of the called card are plain in value but not in
     information; `BJ* 8H 8H` is a different play from `BJ* 8H 8C` and `BJ* 8C 8C`."""
     state = _emperor_facing(
         "campus", ["BJ*", "5S", "8C", "8C", "8C", "8H", "8H", "KS"], "8C", ["SJ", "7S", "7S", "8S", "QS"],
@@ -76,8 +76,8 @@ def test_wuren_plain_single_of_the_called_rank_is_listed():
 
 
 def test_campus_four_of_a_kind_that_is_not_a_bomb_is_listed_beside_the_bomb():
-    """RULES §3.5: four identical codes are a bomb, four mixed suits a set; a bomb's identical codes
-    carry information (CONTRACT §1), so against a led four-card set both plays are listed."""
+    """docs/rules.md §3.5: four identical codes are a bomb, four mixed suits a set; a bomb's identical codes
+    carry information (docs/engine.md), so against a led four-card set both plays are listed."""
     hands = [["BJ*", "5S", "9H", "9H", "9H", "KS"], ["BJ", "7S", "7S", "7H", "7H", "9S", "QS"],
              ["JH", "JH", "JH", "JH", "JS", "9C", "QH"], ["9D", "QC"], ["9S", "QD"]]
     state = stay_through_windows(act(act(deal("campus", hands), 0, ACCEPT), 0, C("9H")))
@@ -97,7 +97,7 @@ SIZE_BOUND = 8  # every sub-multiset of a hand this size or smaller is tried
 
 
 def _small_hands(name, rnd):
-    """Five short hands from few ranks and suits of the preset's deck (RULES §3), so that equal
+    """Five short hands from few ranks and suits of the preset's deck (docs/rules.md §3), so that equal
     ranks, called-card copies and marked cards meet often; a called-guard candidate gets a triple."""
     deck = expected_deck(name)
     ranks = rnd.sample(sorted({c[0] for c in deck if c not in JOKER_CODES}), 5)
@@ -116,7 +116,7 @@ def _small_hands(name, rnd):
         for code in [triple] * 3 + rnd.sample(same_rank, min(len(same_rank), rnd.randrange(1, 3))):
             pool.remove(code)
             hands[candidate].append(code)
-        if name == "campus":  # a call needs the rank in every other hand (RULES §3.5)
+        if name == "campus":  # a call needs the rank in every other hand (docs/rules.md §3.5)
             spare = Counter(deck) - Counter(pool) - Counter(c for h in hands for c in h)
             for seat in range(5):
                 if seat != candidate:
@@ -141,8 +141,8 @@ def _to_play(state, rnd):
 
 
 def _interchangeable_key(codes, informative, facing_a_play):
-    """A play up to interchangeable codes (CONTRACT §1): informative codes by code, the rest by
-    rank; four identical codes answering a play are a bomb (RULES §3.5), another play than a set."""
+    """A play up to interchangeable codes (docs/engine.md): informative codes by code, the rest by
+    rank; four identical codes answering a play are a bomb (docs/rules.md §3.5), another play than a set."""
     plain = sorted(c if c in informative else (c if c in ("BJ", "SJ") else c[0]) for c in codes)
     bomb = facing_a_play and len(codes) == 4 and len(set(codes)) == 1 and codes[0] not in JOKER_CODES \
         and codes[0][0] not in "32"

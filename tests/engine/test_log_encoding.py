@@ -89,7 +89,7 @@ def test_a_decoded_log_shares_equal_actions_and_round_trips():
 
 
 def test_presets_are_built_once_per_name_and_options_and_bad_options_still_refused():
-    # RULES §6 options: the same preset and options give the one (frozen) rule set.
+    # docs/rules.md §6 options: the same preset and options give the one (frozen) rule set.
     assert engine.preset("lianzhong_simple", qiangdu=True, roasting=False) is engine.preset(
         "lianzhong_simple", roasting=False, qiangdu=True
     )

@@ -1,4 +1,4 @@
-"""RULES §1 Visibility and §2.5 windows: a seat's view depends only on what that seat may know.
+"""docs/rules.md §1 Visibility and §2.5 windows: a seat's view depends only on what that seat may know.
 
 Two deals that differ only in what a viewer may not know (cards swapped between two other seats,
 who holds the guard card, a hidden solo against a hidden guard) must give that viewer identical

@@ -1,4 +1,4 @@
-"""The deal outcome value (CONTRACT §1 `context`; RULES §1 "Teams", "End of a deal", §2.7, §3 scoring
+"""The deal outcome value (docs/engine.md `context`; docs/rules.md §1 "Teams", "End of a deal", §2.7, §3 scoring
 and tribute): for random playouts of every preset, `deal_outcome` says what `final_view` says, its
 JSON form round-trips, and the next deal is the same whichever form of the previous deal is given.
 """
@@ -48,13 +48,13 @@ def _check_agrees_with_final_view(outcome: DealOutcome, final: dict) -> None:
         assert outcome.emperor_side == outcome.other_side == ()
         assert set(outcome.scores) == {0}
         return
-    # RULES §1 "Teams": emperor + guard against three, or a soloist against four.
+    # docs/rules.md §1 "Teams": emperor + guard against three, or a soloist against four.
     side_roles = {"emperor", "guard", "soloist"}
     assert set(outcome.emperor_side) == {s for s in range(5) if final["roles"][s] in side_roles}
     assert outcome.emperor_side[0] == final["emperor"]
     assert len(outcome.emperor_side) == (1 if final["solo"] else 2)
     assert sorted(outcome.emperor_side + outcome.other_side) == [0, 1, 2, 3, 4]
-    # One side's members all score alike: the side's result (RULES §3 scoring tables).
+    # One side's members all score alike: the side's result (docs/rules.md §3 scoring tables).
     other_scores = {outcome.scores[s] for s in outcome.other_side}
     assert len(other_scores) == 1
 
@@ -84,7 +84,7 @@ def test_outcome_agrees_with_final_view_and_next_deal_is_the_same_from_either(na
 
 
 def test_void_deal_outcome_has_no_sides_and_keeps_the_start_seat():
-    """RULES §3.2: ten declines void a lianzhong deal; a void deal scores 0 and keeps its start seat."""
+    """docs/rules.md §3.2: ten declines void a lianzhong deal; a void deal scores 0 and keeps its start seat."""
     rules = engine.preset("lianzhong_simple")
     state = _random_playout(rules, 5, prefer_decline=True)
     assert state.phase == "void"
@@ -112,7 +112,7 @@ V1_STATES = Path(__file__).parent / "data" / "states_v1.json"
 
 def test_states_stored_in_format_v1_read_back_as_their_replay():
     """States the service stored before the State dataclass (format v1, written by the engine of
-    commit b7bcaf1) read back equal to the replay of their setup and actions (CONTRACT §1)."""
+    commit b7bcaf1) read back equal to the replay of their setup and actions (docs/engine.md)."""
     stored = json.loads(V1_STATES.read_text())
     assert {entry["state"]["v"] for entry in stored} == {1}
     for entry in stored:

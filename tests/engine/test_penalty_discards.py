@@ -1,4 +1,4 @@
-"""RULES §3.6 laowang 串牌: "before the next deal the offender discards a 2 (else his next-highest
+"""docs/rules.md §3.6 laowang 串牌: "before the next deal the offender discards a 2 (else his next-highest
 non-joker) out of play". The engine takes the offenders as `new_deal(..., discards=[seat, ...])`."""
 
 import random

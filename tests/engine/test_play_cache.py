@@ -1,5 +1,5 @@
 """The play listings reused from the previous hand (plays.HandPlays.after_play, via the lineage of a
-played hand) equal listings built from scratch, in every preset (RULES §1 "A play", CONTRACT §1
+played hand) equal listings built from scratch, in every preset (docs/rules.md §1 "A play", docs/engine.md
 legal_actions)."""
 
 import random

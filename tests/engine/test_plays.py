@@ -1,4 +1,4 @@
-"""RULES §1 "A play", "Beating" and §4 special comparisons, through the stateless API
+"""docs/rules.md §1 "A play", "Beating" and §4 special comparisons, through the stateless API
 (`engine.is_play`, `engine.beats`). Table-driven from the spec's own examples, plus an exhaustive
 check of small plays against reference oracles written from the rule text (§1 pairwise rule,
 §4 closed form of 烤牌)."""

@@ -1,4 +1,4 @@
-"""RULES §3 decks and hand sizes of every preset, §2.1 dealing, §6 presets and options."""
+"""docs/rules.md §3 decks and hand sizes of every preset, §2.1 dealing, §6 presets and options."""
 
 from __future__ import annotations
 
@@ -210,7 +210,7 @@ def test_s6_unknown_preset_is_an_error():
         engine.preset("shanghai")
 
 
-# ---------------------------------------------------------------- CONTRACT §1 new_deal input checks
+# ---------------------------------------------------------------- docs/engine.md new_deal input checks
 
 @pytest.mark.parametrize("hands", [
     [["BJ*", "3S"], [], [], [], []],  # weihai has no 3s

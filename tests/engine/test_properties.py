@@ -1,4 +1,4 @@
-"""Random playouts for every preset (STYLE 11; RULES §1, §2, §5, CONTRACT §1):
+"""Random playouts for every preset (STYLE 11; docs/rules.md §1, §2, §5, docs/engine.md):
 
 * a random legal playout from a random seed always ends (over or void) within a bound;
 * cards are conserved (hands + played cards + travelling/aside cards = the preset's deck);
@@ -106,7 +106,7 @@ def _check_all_legal_accepted(state, seat, legal, rnd):
     before = engine.to_json(state)
     for action in sample:
         engine.apply_action(state, seat, action)  # must not raise
-    assert engine.to_json(state) == before, "CONTRACT §1: states are immutable values"
+    assert engine.to_json(state) == before, "docs/engine.md: states are immutable values"
 
 
 def _check_scores(name, rules, final):
@@ -178,7 +178,7 @@ def test_random_legal_playout_ends_and_keeps_invariants(name, seed, rnd):
     assert final["seed"] == seed
     assert [(seat, a["type"], sorted(a["cards"]), a["card"]) for seat, a in final["actions"]] == \
         [(seat, a.type, sorted(a.cards), a.card) for seat, a in log]
-    # hands as dealt (CONTRACT §2): what each seat held at the start, plus the 2s a wuren seat may have
+    # hands as dealt (docs/client-guide.md §3): what each seat held at the start, plus the 2s a wuren seat may have
     # attached while declining automatically before anyone could act
     at_start = DEALT.pop((name, seed))
     for s_, start_hand in enumerate(at_start):

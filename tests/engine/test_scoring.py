@@ -1,4 +1,4 @@
-"""RULES §3 scoring tables with worked numbers, §2 multipliers, §1 "End of a deal".
+"""docs/rules.md §3 scoring tables with worked numbers, §2 multipliers, §1 "End of a deal".
 
 Each deal is scripted with short hands (tests/engine/scripts.py): seats go out in a chosen order,
 and the deal must stop as soon as every score is fixed.

@@ -1,4 +1,4 @@
-"""RULES §2.3 emperor selection and §2.4 guard call, per preset (§3.1–§3.7), with scripted hands."""
+"""docs/rules.md §2.3 emperor selection and §2.4 guard call, per preset (§3.1–§3.7), with scripted hands."""
 
 from __future__ import annotations
 
@@ -481,7 +481,7 @@ def test_s37_pagat_a_forced_holder_of_both_may_still_solo():
 
 
 def test_s22_attached_cards_are_private_to_giver_and_receiver():
-    """CONTRACT §1: 贴2 cards are visible to giver and receiver only; the decline itself is public."""
+    """docs/engine.md: 贴2 cards are visible to giver and receiver only; the decline itself is public."""
     state = decline(deal("lianzhong_simple", LZ), 0)
     state, events = engine.apply_action(state, 4, one_legal(state, 4, "decline"))
     assert any(e["type"] == "decline" and "private_to" not in e for e in events)

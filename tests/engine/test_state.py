@@ -1,4 +1,4 @@
-"""The state value (CONTRACT §1 "States are immutable values", §2 phases): a declared, slotted
+"""The state value (docs/engine.md "States are immutable values", §2 phases): a declared, slotted
 dataclass; applying an action never changes the state it was applied to; views and the stored JSON
 carry phases and action types as plain strings."""
 

@@ -1,4 +1,4 @@
-"""Tribute and multi-deal context: RULES §2.1 start seats, §2.2 pre-play exchanges, §3.4 wuren 进贡,
+"""Tribute and multi-deal context: docs/rules.md §2.1 start seats, §2.2 pre-play exchanges, §3.4 wuren 进贡,
 §3.6 laowang tribute in 2s, §3.7 pagat tribute; presets without tribute owe none."""
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def test_s21_context_start_seat_deals_extra_cards_to_the_first_seats():
     state = finish(auto_play(start_fixed("lianzhong_simple", hands, 3), prelude), [3, 4, 0, 1, 2], chain)
     final = engine.final_view(state)
     assert final["next_start_seat"] == 3
-    # the context carries next_start_seat (CONTRACT §1): dealing starts at seat 3
+    # the context carries next_start_seat (docs/engine.md): dealing starts at seat 3
     nxt = engine.new_deal(engine.preset("lianzhong_simple"), seed=11, context=final)
     assert pview(nxt)["counts"] == [34, 33, 33, 34, 34]
 

@@ -1,5 +1,5 @@
-"""RULES §1 turn flow (soft pass, trick end, going out, 接风, skipping players who are out),
-must-play-last (憋6 / 憋三), legal-action listing (CONTRACT decisions), the special comparisons of
+"""docs/rules.md §1 turn flow (soft pass, trick end, going out, 接风, skipping players who are out),
+must-play-last (憋6 / 憋三), legal-action listing (docs/engine.md "Listing"), the special comparisons of
 §3.5, §3.6 and §4 inside a deal, and the §5 trustee policy."""
 
 from __future__ import annotations

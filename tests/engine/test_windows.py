@@ -1,5 +1,5 @@
-"""RULES §2.5 declaration windows: solo window (明独 / 抢独), declaration window (明保 / 造反),
-kick window (踢, weihai), per preset (§3.1, §3.2, §3.3, §3.5, §3.7); events of CONTRACT §1."""
+"""docs/rules.md §2.5 declaration windows: solo window (明独 / 抢独), declaration window (明保 / 造反),
+kick window (踢, weihai), per preset (§3.1, §3.2, §3.3, §3.5, §3.7); events of docs/engine.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""games.services.game_bots_act (CONTRACT §5 "Bots"; ARCHITECTURE.md "Who acts besides players"):
+"""games.services.game_bots_act (docs/matchmaking.md "Bots"; docs/architecture.md "Who acts besides players"):
 bot seats act through the same path as a player's move, only at the version they were scheduled for."""
 
 import json

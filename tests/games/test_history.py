@@ -1,4 +1,4 @@
-"""A player's game history, `GET users/{id}/games` (CONTRACT §7 "Bot accounts": their games are
+"""A player's game history, `GET users/{id}/games` (docs/integrations.md "Bot accounts": their games are
 marked in history): every deal he was dealt into, the seats bot accounts played, scores once over."""
 
 import random

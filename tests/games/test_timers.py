@@ -1,4 +1,4 @@
-"""The timer and 托管 services of games.services (RULES §5): deadlines, timeouts, auto-play, the
+"""The timer and 托管 services of games.services (docs/rules.md §5): deadlines, timeouts, auto-play, the
 trustee lock, dissolving, unscored all-trustee deals and the sweep. No worker here: the services are
 called as the tasks call them (tests/games/test_worker.py runs a real one)."""
 

@@ -1,4 +1,4 @@
-"""Scopes (CONTRACT §7): every endpoint of the URL conf refuses a token without its scope.
+"""Scopes (docs/integrations.md): every endpoint of the URL conf refuses a token without its scope.
 
 The endpoints are found by walking the URL conf, not listed by hand, so a new endpoint is checked
 the day it is added: a write nobody classified in config/api/endpoint_scopes.py fails here.

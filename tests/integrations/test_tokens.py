@@ -1,4 +1,4 @@
-"""Personal access tokens (CONTRACT §7): scoped, hashed, named by a prefix, expiring, revocable."""
+"""Personal access tokens (docs/integrations.md): scoped, hashed, named by a prefix, expiring, revocable."""
 
 from datetime import timedelta
 

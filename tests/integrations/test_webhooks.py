@@ -1,4 +1,4 @@
-"""Webhooks (CONTRACT §7): registration, SSRF refusals, signing, attempts, redelivery, disabling.
+"""Webhooks (docs/integrations.md): registration, SSRF refusals, signing, attempts, redelivery, disabling.
 
 Deliveries here run in the test process (the service the worker's task calls) against a receiver on
 loopback. A URL that must be refused is resolved and refused, never connected to: names resolve

@@ -1,4 +1,4 @@
-"""The lobby, `GET tables` (CONTRACT §5 "Lobby"): public tables only, newest first, by cursor."""
+"""The lobby, `GET tables` (docs/matchmaking.md "Lobby"): public tables only, newest first, by cursor."""
 
 import pytest
 

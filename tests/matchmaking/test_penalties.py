@@ -1,4 +1,4 @@
-"""Penalties (RULES §5): leaving a running deal or removal by a moderator costs 40 points on the
+"""Penalties (docs/rules.md §5): leaving a running deal or removal by a moderator costs 40 points on the
 table's score sheet, leaves a Penalty row in the player's history, and the seat plays on in trustee."""
 
 import pytest

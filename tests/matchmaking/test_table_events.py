@@ -1,4 +1,4 @@
-"""GET tables/{id}/events (CONTRACT §5 "Table events"): how a client follows a table from seat to seat
+"""GET tables/{id}/events (docs/matchmaking.md "Table events"): how a client follows a table from seat to seat
 and deal to deal, and learns the next deal's id without polling the table."""
 
 import random
@@ -69,7 +69,7 @@ def test_a_private_tables_log_is_for_its_members(make_table, make_user, make_cli
 
 
 def test_with_bots_replacing_leavers_a_bot_takes_the_seat_and_the_table_plays_on(make_table):
-    """The table setting `bots_replace_leavers` (CONTRACT §5 "Bots"): the leaver pays his 40 points,
+    """The table setting `bots_replace_leavers` (docs/matchmaking.md "Bots"): the leaver pays his 40 points,
     his seat plays on in trustee to the end of the deal, then a bot sits there and the next deal is
     dealt with a bot seat (it acts from the worker, games.services.game_bots_act)."""
     # Fixed seeds: the first deal (played by random legal moves from a fixed stream) is played out.

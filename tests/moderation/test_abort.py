@@ -1,4 +1,4 @@
-"""CONTRACT §6 aborting a deal: ends at once, unscored, not rated, an `aborted` event, table closed."""
+"""docs/moderation.md aborting a deal: ends at once, unscored, not rated, an `aborted` event, table closed."""
 
 import pytest
 

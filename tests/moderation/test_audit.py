@@ -1,4 +1,4 @@
-"""CONTRACT §6 audit log: every staff action, filterable, and nobody can change or delete an entry."""
+"""docs/moderation.md audit log: every staff action, filterable, and nobody can change or delete an entry."""
 
 import pytest
 from django.db import DatabaseError, transaction

@@ -1,4 +1,4 @@
-"""RULES §3.6 (laowang 串牌): exposing cards or collusion is a moderation action; before the table's
+"""docs/rules.md §3.6 (laowang 串牌): exposing cards or collusion is a moderation action; before the table's
 next deal the offender discards a 2 (else his highest non-joker) out of play, a private event to him
 and a public one that a discard happened, audited and in his history."""
 

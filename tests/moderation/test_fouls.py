@@ -1,4 +1,4 @@
-"""RULES §3.5 (campus): fouls are moderation actions; the second one removes the player."""
+"""docs/rules.md §3.5 (campus): fouls are moderation actions; the second one removes the player."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""CONTRACT §6 reports: players file them, moderators read the queue and dismiss them."""
+"""docs/moderation.md reports: players file them, moderators read the queue and dismiss them."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""CONTRACT §6 sanctions: imposing, enforcement in one place, expiry by time alone, revoking, and a
+"""docs/moderation.md sanctions: imposing, enforcement in one place, expiry by time alone, revoking, and a
 ban's effect on running deals."""
 
 from datetime import UTC, datetime, timedelta
@@ -106,7 +106,7 @@ def test_queue_ban_refuses_joining_but_not_playing_otherwise(make_user, make_cli
     assert body["extra"]["kind"] == "queue_ban"
     assert player.get("/api/v1/me").json()["banned"] is False
     assert [s["kind"] for s in player.get("/api/v1/me/restrictions").json()["sanctions"]] == ["queue_ban"]
-    # His feed told him at once (CONTRACT §5 `sanction {kind, expires_at}`).
+    # His feed told him at once (docs/matchmaking.md `sanction {kind, expires_at}`).
     feed = player.get("/api/v1/me/events?after=0").json()["events"]
     assert [(e["type"], e["kind"], e["expires_at"]) for e in feed] == [("sanction", "queue_ban", None)]
 

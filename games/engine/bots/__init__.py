@@ -1,4 +1,4 @@
-"""Bot players (CONTRACT §1 `bot_action`): a choice made from the seat view alone.
+"""Bot players (docs/engine.md `bot_action`): a choice made from the seat view alone.
 
 `bot_action(view)` reads only the dict a client is served (`seat_view`), so a bot cannot see more
 than a player in its seat. It always answers with one of `view["legal_actions"]`.

@@ -1,4 +1,4 @@
-"""Everything before play: emperor selection, the guard call, the declaration windows (RULES §2–§3).
+"""Everything before play: emperor selection, the guard call, the declaration windows (docs/rules.md §2–§3).
 
 Each answer compares the hand's strength (strength.py) with how strong a dealt hand of this preset
 usually is, so one set of thresholds reads the same in every preset:

@@ -1,4 +1,4 @@
-"""How likely one of my plays is beaten (RULES §1 "Beating"), judged from what I can see.
+"""How likely one of my plays is beaten (docs/rules.md §1 "Beating"), judged from what I can see.
 
 A play of `c` cards of value `v` is beaten by `c` cards all higher: naturals of one higher rank, made
 up with jokers. The cards I cannot see are spread over the other hands in proportion to their counts

@@ -1,4 +1,4 @@
-"""Play (RULES §1 "Turn flow"): the heuristics of strong climbing-game bots.
+"""Play (docs/rules.md §1 "Turn flow"): the heuristics of strong climbing-game bots.
 
 * A hand is its one-rank sets (a rank's naturals together); the fewer sets, the sooner out.
 * Lead the set holding the lowest card, whole, jokers kept back. Near the end, lead the set least

@@ -1,7 +1,7 @@
-"""What a bot reads from its seat view (CONTRACT §2): its hand as card values, the counts, who is on
+"""What a bot reads from its seat view (docs/client-guide.md §3): its hand as card values, the counts, who is on
 its side. Built from the served view dict only, so a bot knows exactly what a player knows.
 
-Sides (RULES §1 "Teams", "Visibility"): a seat's partners and opponents are only those the view's
+Sides (docs/rules.md §1 "Teams", "Visibility"): a seat's partners and opponents are only those the view's
 `roles` name; a seat whose role the viewer may not know is neither (a commoner does not know which
 other seat holds a hidden guard).
 """
@@ -37,7 +37,7 @@ def deck_counts(rules: RuleSet) -> tuple[Counter, int]:
 
 
 def count_of(shown) -> int:
-    """laowang shows counts above ten as ">10" (RULES §3.6): read that as eleven."""
+    """laowang shows counts above ten as ">10" (docs/rules.md §3.6): read that as eleven."""
     if isinstance(shown, int):
         return shown
     return int(str(shown).lstrip(">")) + 1

@@ -2,7 +2,7 @@
 
 A hand goes out by leading its sets one by one; a set that others beat costs a lead, a set nobody
 beats keeps the lead. So a hand's `losers` is the expected number of its sets that lose the lead
-(each one-rank set once, RULES §1 "A play"), and its `controls` the jokers that win a lead back.
+(each one-rank set once, docs/rules.md §1 "A play"), and its `controls` the jokers that win a lead back.
 The must-last rank (憋6 / 憋三) goes out with the last play, so it is no set of its own.
 """
 
