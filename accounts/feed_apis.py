@@ -1,4 +1,5 @@
-"""`GET me/events`: the caller's feed (docs/matchmaking.md "Your feed"), as a long-poll or as Server-Sent Events.
+"""`GET me/events`: the caller's feed (docs/matchmaking.md "Your feed"), as a long-poll or as Server-Sent
+Events.
 
 One stream per client for everything addressed to the user. The SSE form sends each entry as
 `id: <seq>` / `event: <type>` / `data: <json>`, a comment line every EVENTS_SSE_KEEPALIVE seconds, and

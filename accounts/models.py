@@ -34,8 +34,8 @@ class User(AbstractUser):
     # A bot user (docs/matchmaking.md) has no usable password and plays from the worker through the same
     # service path as a player's move.
     is_bot = models.BooleanField(default=False)
-    # An integrator's bot (docs/integrations.md): plays through the API with a `play` token, like a person. The
-    # server's own seat-filling bots have no owner and never sign in.
+    # An integrator's bot (docs/integrations.md): plays through the API with a `play` token, like a person.
+    # The server's own seat-filling bots have no owner and never sign in.
     bot_owner = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="bots",
         help_text="The integrator this bot account belongs to (empty: not an integrator's bot).",

@@ -124,7 +124,8 @@ def tokens_revoke_all(*, user: User) -> int:
 def personal_token_create(
     *, user: User, name: str, scopes: list[str], expires_in_days: int | None, granted: frozenset[str]
 ) -> tuple[AuthToken, str]:
-    """Issue a personal access token (docs/integrations.md); returns it and its key (shown once, never stored).
+    """Issue a personal access token (docs/integrations.md); returns it and its key (shown once, never
+    stored).
 
     It never gets a scope the request's own token lacks (`granted`), so a narrow token cannot mint a
     wider one, nor a user a scope he may not have (`moderation` is staff's)."""

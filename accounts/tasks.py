@@ -7,15 +7,14 @@ attempt."""
 from celery import shared_task
 
 from accounts.webhooks import services
+from config.celery import TASK_SAFE_TO_REPEAT
 
-_SAFE_TO_REPEAT = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
 
-
-@shared_task(name="accounts.webhook_message_deliver", **_SAFE_TO_REPEAT)
+@shared_task(name="accounts.webhook_message_deliver", **TASK_SAFE_TO_REPEAT)
 def webhook_message_deliver(*, message_id: int) -> bool:
     return services.webhook_message_deliver(message_id=message_id)
 
 
-@shared_task(name="accounts.webhooks_sweep", **_SAFE_TO_REPEAT)
+@shared_task(name="accounts.webhooks_sweep", **TASK_SAFE_TO_REPEAT)
 def webhooks_sweep() -> int:
     return services.webhooks_sweep()

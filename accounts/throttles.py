@@ -3,19 +3,56 @@
 The address is the socket's (`REMOTE_ADDR`) unless NUM_PROXIES trusted proxies stand in front, in
 which case it is the one they appended to `X-Forwarded-For` (DRF's get_ident): a client cannot pick
 its own address by sending that header. Counters live in the default cache, which is Redis in
-production (REDIS_URL) so that every web process shares them.
+production (REDIS_URL) so that every web process shares them. While Redis is down each process
+counts on its own (`_Counters`): the limits hold per process, not per deployment, rather than
+failing every request or none (docs/deploy.md "What happens when …").
 """
 
 import hashlib
+import logging
 import time
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.usernames import username_key
+
+logger = logging.getLogger(__name__)
+
+
+class _Counters:
+    """The shared cache's get/set/add/incr/delete_many, or this process's own memory while the
+    shared cache cannot be reached."""
+
+    def _call(self, name: str, *args, **kwargs):
+        try:
+            return getattr(cache, name)(*args, **kwargs)
+        except ValueError:
+            raise  # incr of a missing key: the caller's to handle
+        except Exception:  # noqa: BLE001 - Redis down: count in this process
+            logger.warning("shared cache unavailable; counting in this process", exc_info=True)
+            return getattr(caches["local"], name)(*args, **kwargs)
+
+    def get(self, key, default=None):
+        return self._call("get", key, default)
+
+    def set(self, key, value, timeout=None):
+        return self._call("set", key, value, timeout)
+
+    def add(self, key, value, timeout=None):
+        return self._call("add", key, value, timeout)
+
+    def incr(self, key):
+        return self._call("incr", key)
+
+    def delete_many(self, keys):
+        return self._call("delete_many", keys)
+
+
+counters = _Counters()
 
 
 class AddressRateThrottle(SimpleRateThrottle):
@@ -23,6 +60,7 @@ class AddressRateThrottle(SimpleRateThrottle):
     (DRF's own reads it once at import, so a changed setting would not apply)."""
 
     scope = ""
+    cache = counters
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
@@ -53,24 +91,24 @@ def login_failures_check(*, username: str) -> None:
     """Refuse a login attempt for an account with LOGIN_FAILURES_MAX failures in the current
     window, before the password is checked (a locked account answers nothing about the password)."""
     count_key, since_key = _failure_keys(username)
-    if (cache.get(count_key) or 0) < settings.LOGIN_FAILURES_MAX:
+    if (counters.get(count_key) or 0) < settings.LOGIN_FAILURES_MAX:
         return
     window = settings.LOGIN_FAILURES_WINDOW_SECONDS
-    since = cache.get(since_key) or time.time()
+    since = counters.get(since_key) or time.time()
     raise Throttled(wait=max(1.0, since + window - time.time()))
 
 
 def login_failure_record(*, username: str) -> None:
     count_key, since_key = _failure_keys(username)
     window = settings.LOGIN_FAILURES_WINDOW_SECONDS
-    if cache.add(since_key, time.time(), timeout=window):
-        cache.set(count_key, 1, timeout=window)
+    if counters.add(since_key, time.time(), timeout=window):
+        counters.set(count_key, 1, timeout=window)
         return
     try:
-        cache.incr(count_key)
+        counters.incr(count_key)
     except ValueError:  # the count expired between the two keys
-        cache.set(count_key, 1, timeout=window)
+        counters.set(count_key, 1, timeout=window)
 
 
 def login_failures_clear(*, username: str) -> None:
-    cache.delete_many(list(_failure_keys(username)))
+    counters.delete_many(list(_failure_keys(username)))

@@ -16,9 +16,18 @@ permissions.py), the sliding expiry and last-use writes (due ones bypass the cac
 Only a cache that every process shares may hold these (Redis); the default is therefore off
 without REDIS_URL (config/settings/base.py). In front of it, each process keeps a short memo that
 every forget reaches over Redis too (accounts/token_memo.py).
+
+Redis is an accelerator here, never a dependency: with it down a lookup goes to the database, and
+a forget that cannot reach it is kept by this process and sent again before its next use of the
+cache (`_forgets_retry`); until then this process does not trust the cache for those tokens. (A
+token revoked while Redis was down and read by another process from an entry cached before the
+outage is the one gap: it closes when the revoking process next touches the cache, at the latest
+after AUTH_TOKEN_CACHE_SECONDS. docs/deploy.md "What happens when …".)
 """
 
+import logging
 import random
+import threading
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -30,6 +39,26 @@ from config import wakeups
 
 _PREFIX = "authtoken:"
 
+logger = logging.getLogger(__name__)
+
+# Forgets that could not reach the shared cache (Redis down), sent again before its next use.
+_unsent: set[str] = set()
+_unsent_lock = threading.Lock()
+
+
+def _forgets_retry() -> bool:
+    """Send the forgets Redis missed; True when none is left."""
+    if not _unsent:
+        return True
+    with _unsent_lock:
+        keys = sorted(_unsent)
+        try:
+            cache.delete_many([_PREFIX + key_hash for key_hash in keys])
+        except Exception:  # noqa: BLE001 - still down: keep them
+            return False
+        _unsent.difference_update(keys)
+    return True
+
 
 def _enabled() -> bool:
     return settings.AUTH_TOKEN_CACHE_SECONDS > 0
@@ -40,19 +69,28 @@ def cached(*, key_hash: str):
     from this process's memo (accounts/token_memo.py) if it holds it, else from the shared cache."""
     if not _enabled():
         return None
+    if not _forgets_retry() or key_hash in _unsent:
+        return None
     token = token_memo.recall(key_hash)
     if token is None:
         since = token_memo.generation()
-        token = cache.get(_PREFIX + key_hash)
+        try:
+            token = cache.get(_PREFIX + key_hash)
+        except Exception:  # noqa: BLE001 - Redis down: the database answers
+            logger.warning("token cache unavailable; looking the token up in the database", exc_info=True)
+            return None
         if token is not None:
             token_memo.keep(key_hash, token, since=since)
     return token
 
 
 def remember(token) -> None:
-    if _enabled():
+    if _enabled() and _forgets_retry() and token.key_hash not in _unsent:
         seconds = settings.AUTH_TOKEN_CACHE_SECONDS
-        cache.set(_PREFIX + token.key_hash, token, timeout=seconds - random.uniform(0, seconds / 4))
+        try:
+            cache.set(_PREFIX + token.key_hash, token, timeout=seconds - random.uniform(0, seconds / 4))
+        except Exception:  # noqa: BLE001 - Redis down: nothing is kept
+            logger.warning("token cache unavailable; not kept", exc_info=True)
 
 
 def forget(key_hashes: Iterable[str]) -> None:
@@ -62,15 +100,17 @@ def forget(key_hashes: Iterable[str]) -> None:
     key_hashes = list(key_hashes)
     if not key_hashes:
         return
-    keys = [_PREFIX + key_hash for key_hash in key_hashes]
-    cache.delete_many(keys)
-    token_memo.forget_everywhere(key_hashes)
-
-    def again() -> None:
-        cache.delete_many(keys)
+    def send() -> None:
+        try:
+            cache.delete_many([_PREFIX + key_hash for key_hash in key_hashes])
+        except Exception:  # noqa: BLE001 - Redis down: sent again before the next use of the cache
+            logger.warning("token cache unavailable; forget kept for later", exc_info=True)
+            with _unsent_lock:
+                _unsent.update(key_hashes)
         token_memo.forget_everywhere(key_hashes)
 
-    transaction.on_commit(again)
+    send()
+    transaction.on_commit(send)
 
 
 def forget_user(*, user_id: int) -> None:

@@ -8,10 +8,26 @@ countdowns that turn deadlines depend on.
 import os
 
 from celery import Celery
+from django.db import InterfaceError, OperationalError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("baohuang")
+
+# The options of every task that is safe to run again (each re-locks its rows and checks what it was
+# sent for): acknowledged after it ran, so a task lost with its worker runs again; and retried, with
+# a growing pause, when the database could not be reached or rolled its transaction back (nothing
+# of it was committed), rather than dropped.
+TASK_SAFE_TO_REPEAT = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "ignore_result": True,
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 1,
+    "retry_backoff_max": 30,
+    "retry_jitter": True,
+    "max_retries": 12,
+}
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

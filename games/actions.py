@@ -135,8 +135,12 @@ def _persist(*, work: GameWork, before: Any, state: Any, rows: list[Event]) -> N
     # The new prompt's `your_turn` entries go in the same statement as the events and the game.
     announced = not finished and not same_prompt(before=before, after=state)
     prompts = prompt_entries(game=game, state=state) if announced else []
+    game.bots_due_at = bots_due(game=game, state=state)
     events_append(
-        work=work, rows=rows, then_update=("state", "version", "deadline", "last_seq"), feed=prompts
+        work=work,
+        rows=rows,
+        then_update=("state", "version", "deadline", "last_seq", "bots_due_at"),
+        feed=prompts,
     )
     selectors.game_state_remember(game=game, state=state)
     if finished:
@@ -259,7 +263,8 @@ def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
             "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
         ]
     )
-    if not aborted:  # webhooks (docs/integrations.md): the final view, to the table's creator, players and staff
+    # Webhooks (docs/integrations.md): the final view, to the table's creator, players and staff.
+    if not aborted:
         webhook_enqueue(event="game.over", data=selectors.game_final_view(game=game), user_ids=[*game.seat_user_ids, game.table.creator_id], table_id=game.table_id)  # noqa: E501
     outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
     metrics.record_deal_end(preset=game.preset, outcome=outcome)
@@ -281,6 +286,13 @@ class Committed:
     # The log entries the change appended after seq `log_after` (for the wake-up), or None: unknown.
     log_after: int = 0
     log_entries: tuple[dict, ...] | None = None
+
+
+def bots_due(*, game: Game, state: Any) -> Any:
+    """When the bots prompted by `state` act (their task's countdown from now), or None."""
+    if not bot_seats_prompted(game=game, state=state):
+        return None
+    return timezone.now() + timedelta(seconds=settings.BOTS_DELAY_SECONDS)
 
 
 def bot_seats_prompted(*, game: Game, state: Any) -> tuple[int, ...]:

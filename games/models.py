@@ -35,6 +35,9 @@ class Game(models.Model):
     # When the one deadline task in flight for this deal is due (games/timers.py "arm"): a move that
     # leaves the deadline at or after it sends no task; the task, when due, waits again if needed.
     timer_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # When the bot seats prompted now are due to act (their task's countdown); None when no bot is
+    # prompted. The sweep acts for bots whose task was lost (games.services.games_bots_sweep).
+    bots_due_at = models.DateTimeField(null=True, blank=True, editable=False, db_index=True)
     # Who played each seat of this deal, fixed when it was dealt: a player who leaves keeps his seat
     # in the record (he is scored, rated and penalised for it) and is marked in `left`.
     seat_user_ids = OrjsonField()

@@ -60,6 +60,7 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
         trustee_entries=[0] * 5,
     )
     game.deadline = actions.deadline_for(game=game, phase=state.phase)
+    game.bots_due_at = actions.bots_due(game=game, state=state)
     game.save()
     work = GameWork(game=game)
     GamePlayer.objects.bulk_create(
@@ -215,7 +216,8 @@ def _autoplay_and_commit(*, work: GameWork) -> None:
 
 
 def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
-    """Put the caller's seat on 托管 or take it off; after more than three entries it stays on (docs/rules.md §5)."""
+    """Put the caller's seat on 托管 or take it off; after more than three entries it stays on (docs/rules.md
+    §5)."""
     with transaction.atomic():
         game = game_lock(game_id=game_id)
         seat = _seat_of(game=game, user=user)
@@ -277,7 +279,7 @@ def game_abort(*, game_id: int, reason: str) -> bool:
     return True
 
 
-# --- Timers (docs/rules.md §5, docs/architecture.md "Time") --------------------------------------------------------
+# --- Timers (docs/rules.md §5, docs/architecture.md "Time") ----------------------------------------------
 
 
 def game_timer_fire(*, game_id: int, at: str) -> bool:
@@ -379,7 +381,23 @@ def games_deadlines_sweep(*, grace: float | None = None, limit: int = 500) -> in
     return sum(game_deadline_expire(game_id=game_id, version=version) for game_id, version in overdue)
 
 
-# --- Bots (docs/matchmaking.md, docs/architecture.md "Who acts besides players") -----------------------------------
+# --- Bots (docs/matchmaking.md, docs/architecture.md "Who acts besides players") ---------------------------
+
+
+def games_bots_sweep(*, grace: float | None = None, limit: int = 500) -> int:
+    """Bot seats whose task was lost (a broker restarted empty, a send that failed) act now rather
+    than at their deadline: a deal whose bots were due more than `grace` seconds ago is asked to act
+    (game_bots_act, which does nothing unless a bot is still prompted at that version). Returns how
+    many deals moved on."""
+    grace = settings.GAMES_SWEEP_GRACE if grace is None else grace
+    overdue = list(
+        Game.objects.filter(
+            status=GameStatus.RUNNING, bots_due_at__lt=timezone.now() - timedelta(seconds=grace)
+        )
+        .order_by("bots_due_at")
+        .values_list("pk", "version")[:limit]
+    )
+    return sum(game_bots_act(game_id=game_id, version=version) for game_id, version in overdue)
 
 
 def game_bots_act(*, game_id: int, version: int) -> bool:

@@ -1,4 +1,5 @@
-"""The exact shapes of the game views (docs/client-guide.md §3, §4): the seat view, the public view, the final view.
+"""The exact shapes of the game views (docs/client-guide.md §3, §4): the seat view, the public view, the
+final view.
 
 The engine builds the views field by field (games/engine/views.py) and the service adds the game's
 own fields (games/selectors.py `_extras`); these serializers declare every key of both, so that the

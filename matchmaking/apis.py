@@ -355,7 +355,8 @@ class UserHistoryApi(APIView):
         return Response({"user": user_id, "penalties": PenaltyOutputSerializer(penalties, many=True).data})
 
 
-# --- The lobby (docs/matchmaking.md) ---------------------------------------------------------------------------
+# --- The lobby (docs/matchmaking.md)
+# ---------------------------------------------------------------------------
 
 
 class TableListQueryInputSerializer(serializers.Serializer):

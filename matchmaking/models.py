@@ -121,7 +121,8 @@ class Penalty(models.Model):
 
 
 class TableEvent(models.Model):
-    """The table's public log (docs/matchmaking.md "Table events"): seating, deals started and over, closing."""
+    """The table's public log (docs/matchmaking.md "Table events"): seating, deals started and over,
+    closing."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()

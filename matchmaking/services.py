@@ -159,7 +159,8 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
 
 
 def table_leave(*, table_id: int, user: Any) -> Table:
-    """Leave a table. Leaving a running deal costs 40 points and the seat plays on in trustee (docs/rules.md §5)."""
+    """Leave a table. Leaving a running deal costs 40 points and the seat plays on in trustee (docs/rules.md
+    §5)."""
     with transaction.atomic():
         row = Seat.objects.filter(table_id=table_id, user=user).first()
         if row is None:
@@ -212,7 +213,8 @@ def table_deal_ended(ended: DealEnded) -> None:
     transaction that ended the deal, after games has recorded it).
 
     Score the deal, then deal again until a deal is running or the table closes: a void deal is dealt
-    again (new seed, same start seat, same context, docs/rules.md §2), at most MAX_VOID_REDEALS times in a row.
+    again (new seed, same start seat, same context, docs/rules.md §2), at most MAX_VOID_REDEALS times in a
+    row.
     The table closes when its deals are played, when a seat is empty or on trustee at the end of a deal
     (docs/rules.md §5), or when a moderator aborted the deal; its final status and reason say which.
     """

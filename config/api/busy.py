@@ -1,11 +1,23 @@
-"""Errors that mean the server is overloaded, not broken: a request that waited out a pool's whole
-timeout for a connection (PostgreSQL's or Redis's) did nothing, and the same request a moment later
-may well succeed. The API answers them 503 `service_unavailable` with `Retry-After`
-(config/api/handler.py); an open event stream ends, and its client reconnects (config/api/sse.py)."""
+"""Errors that mean the server cannot answer now, not that it is broken: a request that waited out a
+pool's whole timeout for a connection (PostgreSQL's or Redis's), or that found the database
+unreachable (stopped, restarting, a failover) or its transaction chosen as a deadlock's victim, did
+nothing, and the same request a moment later may well succeed. The API answers them 503
+`service_unavailable` with `Retry-After` (config/api/handler.py); an open event stream ends, and its
+client reconnects (events/streams.py)."""
 
 
 def server_busy(exc: BaseException) -> bool:
-    return _database_pool_exhausted(exc) or _redis_pool_exhausted(exc)
+    return _database_pool_exhausted(exc) or _redis_pool_exhausted(exc) or database_unavailable(exc)
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Django's OperationalError and InterfaceError: the connection failed or was lost, the server is
+    shutting down, or the transaction was rolled back by the server (a deadlock, a serialization
+    failure). Nothing of the request was committed. (IntegrityError and ProgrammingError are bugs
+    or bad data, not this.)"""
+    from django.db import InterfaceError, OperationalError
+
+    return isinstance(exc, OperationalError | InterfaceError)
 
 
 def _database_pool_exhausted(exc: BaseException) -> bool:

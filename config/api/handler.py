@@ -4,6 +4,8 @@ DRF's own exceptions (401, 403, 404, 405, 415, 429, validation) are translated h
 Django's 404/500 handlers for URLs outside DRF answer in the same shape.
 """
 
+import sys
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
@@ -27,7 +29,8 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
 ]
 
 
-# How long a client is asked to wait when every database (or Redis) connection of the process was busy.
+# How long a client is asked to wait when every database (or Redis) connection of the process was busy,
+# or the database could not be reached.
 BUSY_RETRY_AFTER_SECONDS = 1
 
 
@@ -37,7 +40,7 @@ def _translate(exc: Exception) -> ApiError | None:
     if server_busy(exc):
         return ApiError(
             ErrorCode.SERVICE_UNAVAILABLE,
-            "The server is busy; retry shortly.",
+            "The server cannot answer now; retry shortly.",
             extra={"retry_after": BUSY_RETRY_AFTER_SECONDS},
         )
     if isinstance(exc, Http404):
@@ -110,4 +113,12 @@ def json_404(request, exception=None) -> JsonResponse:
 
 
 def json_500(request) -> JsonResponse:
+    # Django calls this handler while it handles the exception (django.core.handlers.exception), so
+    # the exception is still the one being handled: a database that went away in a middleware (the
+    # session's, the authentication's) is a 503 to retry, as it is in a view, not a bug.
+    exc = sys.exc_info()[1]
+    parts = error_parts(exc) if isinstance(exc, Exception) else None
+    if parts is not None and parts[0] == 503:
+        status, body, headers = parts
+        return JsonResponse(body, status=status, headers=headers)
     return JsonResponse(ApiError(ErrorCode.SERVER_ERROR, "Server error.").body(), status=500)

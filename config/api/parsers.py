@@ -2,7 +2,8 @@
 
 Python's json module recurses once per nesting level, so a 6 KB body of 3,000 nested lists raised
 RecursionError (a 500) before any view ran; and nothing bounded a body's size. Both are refused here,
-before json runs, as `400 invalid_request` (docs/client-guide.md §7: malformed JSON) with the limit in `extra`.
+before json runs, as `400 invalid_request` (docs/client-guide.md §7: malformed JSON) with the limit in
+`extra`.
 """
 
 import codecs

@@ -87,6 +87,9 @@ def database_config() -> dict:
         if pool_size and config["ENGINE"].endswith("postgresql"):
             # Under ASGI every request runs in a thread of its own, so persistent connections do not
             # carry over; a pool (psycopg_pool, Django >= 5.1) saves a connection setup per request.
+            # Django's pool tests each connection it hands out (psycopg_pool's check_connection), so
+            # after the database restarted the pool replaces its dead connections instead of failing
+            # requests.
             config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
         return config
     # SQLite ignores select_for_update, so every transaction takes the write lock up front instead
@@ -204,7 +207,20 @@ if CELERY_BROKER_URL == "filesystem://":
 elif CELERY_BROKER_URL.startswith("redis"):
     # An unacknowledged task (acks_late) whose worker died comes back after this; timers waiting for
     # their ETA are unacknowledged too, so it must exceed the longest deadline. The sweep does not wait.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    # A broker that does not answer costs a request that sends a task at most about a second: the
+    # send is logged and skipped, and the beat sweep makes up for it (docs/deploy.md).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": 3600,
+        "socket_connect_timeout": 1,
+        "socket_timeout": 2,
+    }
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -226,6 +242,12 @@ CELERY_BEAT_SCHEDULE = {
         # A sweep that could not run in time is superseded by the next one.
         "options": {"expires": GAMES_SWEEP_SECONDS},
     },
+    # Bot seats whose task was lost (games.services.games_bots_sweep): they act, not their deadline.
+    "games-bots-sweep": {
+        "task": "games.games_bots_sweep",
+        "schedule": GAMES_SWEEP_SECONDS,
+        "options": {"expires": GAMES_SWEEP_SECONDS},
+    },
     # Deals whose rating task was lost (games.services.games_ratings_sweep).
     "games-ratings-sweep": {
         "task": "games.games_ratings_sweep",
@@ -238,6 +260,8 @@ CELERY_BEAT_SCHEDULE = {
 REDIS_MAX_CONNECTIONS = int(os.environ.get("REDIS_MAX_CONNECTIONS", "64"))
 # Rate-limit counters (accounts/throttles.py) must be shared by every web process: Redis when
 # REDIS_URL is set, else this process's memory (one process on a newcomer's machine).
+# "local" is this process's own: the throttles count there while Redis is down (accounts/throttles.py).
+_LOCAL_CACHE = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
 if os.environ.get("REDIS_URL"):
     CACHES = {
         "default": {
@@ -245,17 +269,21 @@ if os.environ.get("REDIS_URL"):
             "LOCATION": os.environ["REDIS_URL"],
             "KEY_PREFIX": "bh",
             "OPTIONS": {
-                "CLIENT_CLASS": "config.cache_client.SharedRedisClient",
                 # A request thread waits for a free connection rather than fail: redis-py's default
                 # pool raises "Too many connections" past 100 at once, which a burst of clients
-                # opening their streams together reached (docs/scaling.md).
+                # opening their streams together reached.
                 "CONNECTION_POOL_CLASS": "redis.BlockingConnectionPool",
                 "CONNECTION_POOL_KWARGS": {"max_connections": REDIS_MAX_CONNECTIONS, "timeout": 5},
+                # Redis is an accelerator: a Redis that does not answer costs a request at most this,
+                # then the token lookup goes to the database and the throttles count locally.
+                "SOCKET_CONNECT_TIMEOUT": 0.5,
+                "SOCKET_TIMEOUT": 1.0,
             },
-        }
+        },
+        "local": _LOCAL_CACHE,
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}, "local": _LOCAL_CACHE}
 
 # Bearer-token lookups kept this long in the shared cache (accounts/token_cache.py); only with Redis,
 # the one cache every process shares. 0 turns it off.
@@ -350,7 +378,8 @@ CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {
     "options": {"expires": WEBHOOK_SWEEP_SECONDS},
 }
 
-# Personal access tokens (docs/integrations.md): lifetime when `expires_in_days` is not given, and the longest.
+# Personal access tokens (docs/integrations.md): lifetime when `expires_in_days` is not given, and the
+# longest.
 PERSONAL_TOKEN_DEFAULT_DAYS = int(os.environ.get("PERSONAL_TOKEN_DEFAULT_DAYS", "90"))
 PERSONAL_TOKEN_MAX_DAYS = int(os.environ.get("PERSONAL_TOKEN_MAX_DAYS", "366"))
 

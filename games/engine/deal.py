@@ -168,7 +168,8 @@ def _checked_seed(seed, hands, aside) -> int:
 
 
 def _shuffle_and_deal(rules: RuleSet, rng: random.Random, start_seat: int, aside) -> Dealing:
-    """Set the aside cards apart, shuffle, deal one card at a time from the start seat (docs/rules.md §2.1)."""
+    """Set the aside cards apart, shuffle, deal one card at a time from the start seat (docs/rules.md
+    §2.1)."""
     deck = list(rules.deck)
     aside_cards = list(aside) if aside is not None else ([rules.aside_card] if rules.aside_card else [])
     for code in aside_cards:

@@ -90,7 +90,8 @@ def buy_threes(hands: list[list[str]], start_seat: int, events: list[dict]) -> N
 
 
 def apply_penalty_discards(hands: list[list[str]], seats: tuple[int, ...], events: list[dict]) -> tuple:
-    """docs/rules.md §3.6 (串牌, "下一局開局前自罰一張2，無2遞減"): each offender discards a 2, else his highest
+    """docs/rules.md §3.6 (串牌, "下一局開局前自罰一張2，無2遞減"): each offender discards a 2, else his
+    highest
     non-joker, out of play, once per entry of `seats` (a seat named twice discards two cards).
 
     **D:** after the tribute: the seed's "before the next deal starts" is the last step before play

@@ -71,7 +71,8 @@ def roasting_beats(answer: tuple[int, ...], table: tuple[int, ...]) -> bool:
 
 
 def two_kill_beats(answer: tuple[int, ...], table: tuple[int, ...]) -> bool:
-    """laowang 2张大王杀1张大王 (docs/rules.md §3.6, §4): each extra answer card stands for one table `BJ` met by
+    """laowang 2张大王杀1张大王 (docs/rules.md §3.6, §4): each extra answer card stands for one table `BJ` met
+    by
     two `BJ`s; the rest must beat the rest card by card."""
     kills = len(answer) - len(table)
     if kills < 0 or kills > table.count(BJ_VALUE) or 2 * kills > answer.count(BJ_VALUE):

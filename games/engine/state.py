@@ -17,7 +17,8 @@ from .rules import RuleSet
 
 
 class Phase(StrEnum):
-    """The phases of a deal (docs/rules.md §2, docs/client-guide.md §3); a str enum, so views and JSON keep the strings."""
+    """The phases of a deal (docs/rules.md §2, docs/client-guide.md §3); a str enum, so views and JSON keep
+    the strings."""
 
     EMPEROR_SELECTION = "emperor_selection"
     CALL = "call"

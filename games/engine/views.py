@@ -1,4 +1,5 @@
-"""What each viewpoint may see (docs/rules.md §1 "Visibility", docs/client-guide.md §3): one function per viewpoint.
+"""What each viewpoint may see (docs/rules.md §1 "Visibility", docs/client-guide.md §3): one function per
+viewpoint.
 
 Views are built field by field from what that viewpoint may know, never by deleting secrets
 from the state. Roles: everyone knows the emperor; a hidden guard or hidden solo shows only to

@@ -22,7 +22,8 @@ from matchmaking.models import Penalty, PenaltyReason, Report, ReportStatus, Sea
 # docs/rules.md §3.5: fouls are a campus rule; the second removes the player.
 FOUL_PRESETS = ("campus",)
 FOULS_TO_REMOVE = 2
-# docs/rules.md §3.6: 串牌 (exposing cards, collusion) is laowang's; the offender discards before the next deal.
+# docs/rules.md §3.6: 串牌 (exposing cards, collusion) is laowang's; the offender discards before the next
+# deal.
 COLLUSION_PRESETS = ("laowang",)
 OPEN_STATUSES = (TableStatus.WAITING, TableStatus.PLAYING)
 
@@ -213,7 +214,8 @@ def _preset_penalty_record(
 
 
 def seat_foul(*, table_id: int, seat: int, moderator: Any, reason: str, source: str) -> tuple[int, int, bool]:
-    """Record a foul of the player of `seat` (docs/rules.md §3.5, campus: talking, noise, peeking) as a 0-point
+    """Record a foul of the player of `seat` (docs/rules.md §3.5, campus: talking, noise, peeking) as a
+    0-point
     penalty; his second foul at the table removes him (40 points during a deal, like any removal).
     Returns (the player's id, his fouls at this table, whether he was removed)."""
     with transaction.atomic():

@@ -1,4 +1,5 @@
-"""GET me/events (docs/matchmaking.md "Your feed"): deal_started and your_turn, in order, as JSON and as SSE."""
+"""GET me/events (docs/matchmaking.md "Your feed"): deal_started and your_turn, in order, as JSON and as
+SSE."""
 
 import pytest
 from asgiref.sync import async_to_sync

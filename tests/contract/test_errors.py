@@ -1,4 +1,5 @@
-"""One error shape in every mode (docs/client-guide.md §7): JSON under /api/ whatever DEBUG says, field errors under
+"""One error shape in every mode (docs/client-guide.md §7): JSON under /api/ whatever DEBUG says, field
+errors under
 `extra.fields`, and bodies with keys that do not belong refused with nothing changed."""
 
 import json

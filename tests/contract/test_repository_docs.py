@@ -28,7 +28,10 @@ def test_readme_links_the_client_guide_rules_architecture_and_schema():
 
 
 # How a citation of a document outside the repository reads (the team's own notes are not shipped).
-_OUTSIDE = re.compile(r"\b(?:CONTRACT|RULES|STYLE|ARCHITECTURE)(?:\.md)?\s*§|\b(?:CONTRACT|STYLE|ARCHITECTURE)\.md|\bRULES\.md|\.\./shared/")
+_OUTSIDE = re.compile(
+    r"\b(?:CONTRACT|RULES|STYLE|ARCHITECTURE)(?:\.md)?\s*§"
+    r"|\b(?:CONTRACT|STYLE|ARCHITECTURE)\.md|\bRULES\.md|\.\./shared/"
+)
 _CODE = [
     path
     for pattern in ("*.py", "*.sh", "*.html", "*.js", "*.yaml", "*.toml")

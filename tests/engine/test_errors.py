@@ -1,4 +1,5 @@
-"""docs/client-guide.md §7 engine error codes: every IllegalAction the engine raises carries its stable code and
+"""docs/client-guide.md §7 engine error codes: every IllegalAction the engine raises carries its stable code
+and
 leaves the state unchanged (`to_json` before == after), docs/rules.md §1/§2/§3 for the rule behind each."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The deal outcome value (docs/engine.md `context`; docs/rules.md §1 "Teams", "End of a deal", §2.7, §3 scoring
+"""The deal outcome value (docs/engine.md `context`; docs/rules.md §1 "Teams", "End of a deal", §2.7, §3
+scoring
 and tribute): for random playouts of every preset, `deal_outcome` says what `final_view` says, its
 JSON form round-trips, and the next deal is the same whichever form of the previous deal is given.
 """
@@ -84,7 +85,8 @@ def test_outcome_agrees_with_final_view_and_next_deal_is_the_same_from_either(na
 
 
 def test_void_deal_outcome_has_no_sides_and_keeps_the_start_seat():
-    """docs/rules.md §3.2: ten declines void a lianzhong deal; a void deal scores 0 and keeps its start seat."""
+    """docs/rules.md §3.2: ten declines void a lianzhong deal; a void deal scores 0 and keeps its start
+    seat."""
     rules = engine.preset("lianzhong_simple")
     state = _random_playout(rules, 5, prefer_decline=True)
     assert state.phase == "void"

@@ -178,8 +178,8 @@ def test_random_legal_playout_ends_and_keeps_invariants(name, seed, rnd):
     assert final["seed"] == seed
     assert [(seat, a["type"], sorted(a["cards"]), a["card"]) for seat, a in final["actions"]] == \
         [(seat, a.type, sorted(a.cards), a.card) for seat, a in log]
-    # hands as dealt (docs/client-guide.md §3): what each seat held at the start, plus the 2s a wuren seat may have
-    # attached while declining automatically before anyone could act
+    # hands as dealt (docs/client-guide.md §3): what each seat held at the start, plus the 2s a wuren seat
+    # may have attached while declining automatically before anyone could act
     at_start = DEALT.pop((name, seed))
     for s_, start_hand in enumerate(at_start):
         extra = Counter(final["hands"][s_]) - Counter(start_hand)

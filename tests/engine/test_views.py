@@ -1,4 +1,5 @@
-"""docs/client-guide.md §3 view shapes and docs/rules.md §1 Teams/Visibility: what each view holds, and how a role
+"""docs/client-guide.md §3 view shapes and docs/rules.md §1 Teams/Visibility: what each view holds, and how a
+role
 becomes public by playing the card (without doubling, without a window)."""
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from tests.api import sse
 from tests.api.playing import choose, get_view, post_action, prompted_seats, step
 from tests.conftest import assert_error
 from tests.events import client as events
+from tests.integrations.oauth import oauth_access_token
 from tests.moderation.helpers import make_moderator
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -221,24 +222,10 @@ def test_a_ban_ends_an_open_feed_within_seconds(make_table, make_user, make_clie
 
 
 def test_revoking_an_oauth_token_ends_its_stream(make_table, slow_checks):
-    from oauth2_provider.models import get_access_token_model, get_application_model
 
     setup = make_table()
     user = setup["users"][1]
-    app = get_application_model().objects.create(
-        name="app",
-        user=user,
-        client_type="public",
-        authorization_grant_type="authorization-code",
-        redirect_uris="http://127.0.0.1:8765/cb",
-    )
-    access = get_access_token_model().objects.create(
-        user=user,
-        application=app,
-        token="oauth-stream-1",
-        scope="read",
-        expires=timezone.now() + timedelta(hours=1),
-    )
+    access = oauth_access_token(user, token="oauth-stream-1")
     seconds, _ = _seconds_to_end(setup, 1, access.revoke, token=access.token)
     assert seconds < 5
 

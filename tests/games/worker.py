@@ -45,6 +45,21 @@ def flush_redis(url: str) -> None:
     redis.Redis.from_url(url).flushdb()
 
 
+def kill_group(process: subprocess.Popen | None, sig: int = signal.SIGKILL, timeout: float = 20) -> None:
+    """Send `sig` to the process's whole session (started with start_new_session) and wait for it;
+    SIGKILL if it has not ended within `timeout`."""
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=timeout)
+
+
 class Worker:
     """Start, kill (SIGKILL, the whole process group) and restart one worker process with beat."""
 
@@ -119,16 +134,7 @@ class Worker:
         raise RuntimeError(f"worker not ready after {timeout}s:\n{self.log_tail()}")
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, sig)
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=20)
+        kill_group(self.process, sig)
 
     def stop(self) -> None:
         self.kill(signal.SIGTERM)

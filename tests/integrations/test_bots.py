@@ -1,4 +1,5 @@
-"""Integrators' bot accounts (docs/integrations.md): registered by staff, playing through the API with a token."""
+"""Integrators' bot accounts (docs/integrations.md): registered by staff, playing through the API with a
+token."""
 
 from accounts.models import AuthToken, User
 from games.models import Game

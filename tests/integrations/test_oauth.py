@@ -1,4 +1,5 @@
-"""OAuth 2 for third-party apps (docs/integrations.md): authorization code with PKCE, end to end against the live
+"""OAuth 2 for third-party apps (docs/integrations.md): authorization code with PKCE, end to end against the
+live
 test server, the way a browser and an app would go through it; the token then plays."""
 
 import base64

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from accounts.models import AuthToken, TokenKind
 from tests.conftest import assert_error
+from tests.integrations.oauth import oauth_access_token
 
 
 def _create(client, **payload):
@@ -117,28 +118,9 @@ def test_logout_all_ends_personal_tokens_too(make_user, make_client):
     assert_error(make_client(key).get("/api/v1/me"), 401, "not_authenticated")
 
 
-def _oauth_token(user, *, scope: str, expires_in: timedelta):
-    from oauth2_provider.models import get_access_token_model, get_application_model
-
-    app = get_application_model().objects.create(
-        name="app",
-        user=user,
-        client_type="public",
-        authorization_grant_type="authorization-code",
-        redirect_uris="http://127.0.0.1:8765/cb",
-    )
-    return get_access_token_model().objects.create(
-        user=user,
-        application=app,
-        token=f"oauth-{user.pk}-{scope.replace(' ', '-')}",
-        scope=scope,
-        expires=timezone.now() + expires_in,
-    )
-
-
 def test_an_oauth_token_holds_its_granted_scopes_only(make_user, make_client):
     user, _ = make_user()
-    access = _oauth_token(user, scope="read moderation", expires_in=timedelta(hours=1))
+    access = oauth_access_token(user, scope="read moderation", expires_in=timedelta(hours=1))
     client = make_client(access.token)
     assert client.get("/api/v1/me").json()["id"] == user.pk
     assert_error(client.post("/api/v1/tables", {"preset": "weihai"}, format="json"), 403, "missing_scope")
@@ -153,13 +135,13 @@ def test_an_oauth_token_holds_its_granted_scopes_only(make_user, make_client):
 
 def test_an_expired_oauth_token_is_401(make_user, make_client):
     user, _ = make_user()
-    access = _oauth_token(user, scope="read play", expires_in=-timedelta(seconds=1))
+    access = oauth_access_token(user, scope="read play", expires_in=-timedelta(seconds=1))
     assert_error(make_client(access.token).get("/api/v1/me"), 401, "not_authenticated")
 
 
 def test_logging_out_with_an_oauth_token_revokes_it(make_user, make_client):
     user, _ = make_user()
-    access = _oauth_token(user, scope="read", expires_in=timedelta(hours=1))
+    access = oauth_access_token(user, scope="read", expires_in=timedelta(hours=1))
     client = make_client(access.token)
     assert client.post("/api/v1/auth/logout").status_code == 204
     assert_error(client.get("/api/v1/me"), 401, "not_authenticated")
@@ -171,12 +153,12 @@ def test_an_oauth_token_mints_nothing_and_its_revocation_leaves_nothing_behind(
 ):
     """The probe's path: an OAuth access token (1 h, `read`) asked for a 366-day personal token."""
     user, _ = make_user()
-    access = _oauth_token(user, scope="read", expires_in=timedelta(hours=1))
+    access = oauth_access_token(user, scope="read", expires_in=timedelta(hours=1))
     oauth = make_client(access.token)
     mint = {"name": "x", "scopes": ["read"], "expires_in_days": 366}
     assert_error(oauth.post("/api/v1/auth/tokens", mint, format="json"), 403, "missing_scope")
     # Granted `tokens` by the user, an app may list and revoke his tokens, but still not mint one.
-    manager = _oauth_token(user, scope="read tokens", expires_in=timedelta(hours=1))
+    manager = oauth_access_token(user, scope="read tokens", expires_in=timedelta(hours=1))
     body = assert_error(
         make_client(manager.token).post("/api/v1/auth/tokens", mint, format="json"),
         403,

@@ -1,4 +1,5 @@
-"""The matcher (matchmaking/matching.py, docs/matchmaking.md "Matching"): who is seated with whom, exactly once.
+"""The matcher (matchmaking/matching.py, docs/matchmaking.md "Matching"): who is seated with whom, exactly
+once.
 
 Times are given to `tickets_match(now=...)` instead of sleeping: tickets are made "now" and the matcher
 is told how much later it runs.

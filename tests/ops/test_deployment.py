@@ -1,5 +1,5 @@
 """The production roles behind the shipped proxy configuration (deploy/nginx.conf, docs/deploy.md
-"Roles"): web (gunicorn, threaded WSGI), events (the event server), a Celery worker and beat, nginx
+"Topology"): web (gunicorn, threaded WSGI), events (the event server), a Celery worker and beat, nginx
 in front. A guest quick-matches with bots and plays a whole deal through the proxy; the followed
 logs are served by the event server and everything else by web; a client-written X-Forwarded-For
 buys no extra tries at a throttled endpoint.

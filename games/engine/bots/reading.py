@@ -1,4 +1,5 @@
-"""What a bot reads from its seat view (docs/client-guide.md §3): its hand as card values, the counts, who is on
+"""What a bot reads from its seat view (docs/client-guide.md §3): its hand as card values, the counts, who is
+on
 its side. Built from the served view dict only, so a bot knows exactly what a player knows.
 
 Sides (docs/rules.md §1 "Teams", "Visibility"): a seat's partners and opponents are only those the view's
