@@ -9,7 +9,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 
 from accounts.models import SanctionKind
-from config.api.errors import ApiError
+from infra.api.errors import ApiError
 
 SOURCE = "admin"
 

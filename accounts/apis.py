@@ -8,10 +8,10 @@ from rest_framework.views import APIView
 from accounts import selectors, services, throttles
 from accounts.models import SanctionKind
 from accounts.usernames import username_normalize
-from config.api.errors import ErrorCode
-from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer, refuse_body_fields
 from games.engine.rules import PRESETS
+from infra.api.errors import ErrorCode
+from infra.api.schema import error_responses
+from infra.api.serializers import StrictInputSerializer, refuse_body_fields
 
 
 class UserOutputSerializer(serializers.Serializer):

@@ -10,9 +10,9 @@ from accounts import services
 from accounts.apis import UsernameField, UserOutputSerializer
 from accounts.models import User
 from accounts.permissions import EndpointScope, IsNotBanned
-from config.api.errors import ApiError, ErrorCode
-from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
+from infra.api.errors import ApiError, ErrorCode
+from infra.api.schema import error_responses
+from infra.api.serializers import StrictInputSerializer
 
 
 class BotCreateInputSerializer(StrictInputSerializer):

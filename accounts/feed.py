@@ -5,7 +5,7 @@ Appended inside the transaction of the change that causes it (an outbox row, doc
 client never learns of a change that was rolled back and never misses one that committed. Numbering
 takes the row lock of the user's FeedCursor: callers lock their own rows (game, table) first, and this
 one last, so feed appends never deadlock with each other. After commit, each user's wake-up carries
-his new entry (config/wakeups.py).
+his new entry (infra/wakeups.py).
 """
 
 import functools
@@ -16,8 +16,8 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
-from config import wakeups
-from config.sql_insert import rows_insert
+from infra import wakeups
+from infra.sql_insert import rows_insert
 
 # Entries older than this many per user are pruned as new ones arrive: the feed is for following
 # what happens now; history has its own endpoints.

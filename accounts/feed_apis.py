@@ -4,7 +4,7 @@ Events.
 One stream per client for everything addressed to the user. The SSE form sends each entry as
 `id: <seq>` / `event: <type>` / `data: <json>`, a comment line every EVENTS_SSE_KEEPALIVE seconds, and
 ends after EVENTS_SSE_MAX_SECONDS (clients reconnect with `Last-Event-ID`, as EventSource does), or
-when the caller's token no longer reads it (checked as often); config/api/sse.py follows it.
+when the caller's token no longer reads it (checked as often); infra/api/sse.py follows it.
 """
 
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema
@@ -14,10 +14,10 @@ from rest_framework.views import APIView
 
 from accounts import feed
 from accounts.models import SanctionKind
-from config.api.errors import ErrorCode
-from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses, type_field
-from config.api.serializers import LongPollQueryInputSerializer
 from games.view_serializers import GameActionOutputSerializer
+from infra.api.errors import ErrorCode
+from infra.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses, type_field
+from infra.api.serializers import LongPollQueryInputSerializer
 
 FEED_PAGE = 200
 FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")

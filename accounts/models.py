@@ -6,7 +6,7 @@ from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 
 from accounts.usernames import username_key
-from config.json_field import OrjsonField
+from infra.json_field import OrjsonField
 
 
 class CaseInsensitiveUserManager(UserManager):

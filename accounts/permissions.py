@@ -11,8 +11,8 @@ from rest_framework.permissions import BasePermission
 from accounts import selectors
 from accounts.models import SanctionKind
 from accounts.scopes import Scope, scopes_allowed, scopes_granted
-from config.api.endpoint_scopes import NO_SCOPE, endpoint_scope
-from config.api.errors import ApiError, ErrorCode
+from infra.api.endpoint_scopes import NO_SCOPE, endpoint_scope
+from infra.api.errors import ApiError, ErrorCode
 
 
 def sanctions_check(*, user, kinds: list[str]) -> None:
@@ -101,7 +101,7 @@ def missing_scope_error(*, scope: str) -> ApiError:
 
 class EndpointScope(BasePermission):
     """The default permission: the scope the endpoint needs for this method, from the one table
-    `config/api/endpoint_scopes.py` (GET and HEAD need `read` unless it says otherwise). A write that
+    `infra/api/endpoint_scopes.py` (GET and HEAD need `read` unless it says otherwise). A write that
     is not in the table needs every scope the user may have, so an endpoint nobody classified is
     open to login tokens only, never to a narrow token (tests/integrations walks the URL conf)."""
 

@@ -2,7 +2,7 @@
 
 Two security schemes: `bearerAuth` (a login or personal access token) and `oauth2` (an OAuth access
 token from /o/, authorization code with PKCE). Each operation lists both, the oauth2 one with the
-scope the endpoint needs (config/api/endpoint_scopes.py), which is the same for a personal token.
+scope the endpoint needs (infra/api/endpoint_scopes.py), which is the same for a personal token.
 """
 
 import re
@@ -11,7 +11,7 @@ from django.urls import Resolver404, resolve
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 from accounts.scopes import Scope
-from config.api.endpoint_scopes import NO_SCOPE, endpoint_scope
+from infra.api.endpoint_scopes import NO_SCOPE, endpoint_scope
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):

@@ -17,7 +17,7 @@ from accounts.models import (
     User,
 )
 from accounts.usernames import username_key
-from config.api.errors import ApiError, ErrorCode
+from infra.api.errors import ApiError, ErrorCode
 
 
 def iso(moment: datetime | None) -> str | None:

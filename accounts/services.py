@@ -26,8 +26,8 @@ from accounts.permissions import missing_scope_error
 from accounts.scopes import BOT_SCOPES, Scope, scopes_granted
 from accounts.usernames import username_is_reserved, username_normalize
 from accounts.webhooks.outbox import webhook_enqueue
-from config import wakeups
-from config.api.errors import ApiError, ErrorCode
+from infra import wakeups
+from infra.api.errors import ApiError, ErrorCode
 
 
 def token_create(*, user: User) -> str:

@@ -9,9 +9,9 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.scopes import Scope
-from config.api.errors import ErrorCode
-from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
+from infra.api.errors import ErrorCode
+from infra.api.schema import error_responses
+from infra.api.serializers import StrictInputSerializer
 
 
 class PersonalTokenCreateInputSerializer(StrictInputSerializer):

@@ -35,7 +35,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from accounts import token_memo
-from config import wakeups
+from infra import wakeups
 
 _PREFIX = "authtoken:"
 
@@ -125,7 +125,7 @@ def forget_user(*, user_id: int) -> None:
 def _forget_on_save(sender, instance, **kwargs) -> None:
     # A sanction imposed or revoked (API, admin, shell), a user edited (deactivated, made staff),
     # a token changed in the admin: what the cached lookups answered may be different now, and the
-    # user's open streams check his rights again (config/wakeups.py `publish_access`).
+    # user's open streams check his rights again (infra/wakeups.py `publish_access`).
     user_id = instance.pk if sender.__name__ == "User" else instance.user_id
     forget_user(user_id=user_id)
     wakeups.publish_access(user_ids=[user_id])

@@ -28,8 +28,8 @@ logger = logging.getLogger(__name__)
 
 
 def forget_channel() -> str:
-    """The channel of this deployment's forgets (named after its Redis database: config/wakeups.py)."""
-    from config import wakeups
+    """The channel of this deployment's forgets (named after its Redis database: infra/wakeups.py)."""
+    from infra import wakeups
 
     return f"{wakeups.channel_prefix()}authtoken:forget"
 
@@ -105,7 +105,7 @@ def forget_everywhere(key_hashes: list[str]) -> None:
     forget_here(key_hashes)
     if not settings.REDIS_URL or not key_hashes:
         return
-    from config import wakeups
+    from infra import wakeups
 
     try:
         wakeups.redis_client().publish(forget_channel(), " ".join(key_hashes))

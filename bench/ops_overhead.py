@@ -42,12 +42,12 @@ from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client, RequestFactory, override_settings  # noqa: E402
 
-from config import logs  # noqa: E402
+from infra import logs  # noqa: E402
 
 OPS_MIDDLEWARE = (
-    "config.request_context.request_context_middleware",
-    "config.metrics_middleware.request_metrics_middleware",
-    "config.operator_paths.operator_paths_middleware",
+    "infra.request_context.request_context_middleware",
+    "infra.metrics_middleware.request_metrics_middleware",
+    "infra.operator_paths.operator_paths_middleware",
 )
 
 

@@ -73,7 +73,7 @@ def _listen(connection, stop) -> None:
     import orjson
     import redis
 
-    from config.wakeups import channel_prefix_for  # this run's database: not another run's games
+    from infra.wakeups import channel_prefix_for  # this run's database: not another run's games
 
     pubsub = redis.Redis.from_url(REDIS).pubsub()
     pubsub.psubscribe(channel_prefix_for(REDIS) + "game:*")
@@ -141,9 +141,9 @@ def main() -> None:
 
     from accounts.models import User
     from bench.celery_probe import PROBE_KEY, probe
-    from config.api.errors import ApiError, ErrorCode
     from games import services
     from games.models import Event, Game, GameStatus
+    from infra.api.errors import ApiError, ErrorCode
     from matchmaking import services as table_services
     from matchmaking.models import Table
     from tests.games.worker import Worker, database_url, flush_redis

@@ -32,4 +32,4 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 # Logging, task ids in log lines, task failure counts, the worker's metrics endpoint.
-import config.celery_signals  # noqa: E402,F401
+import infra.celery_signals  # noqa: E402,F401

@@ -20,7 +20,7 @@ def post_worker_init(worker) -> None:
 
 
 def child_exit(server, worker) -> None:
-    # Multi-process metrics (config/metrics.py): a dead worker's live gauges must stop counting (its
+    # Multi-process metrics (infra/metrics.py): a dead worker's live gauges must stop counting (its
     # counters stay summed). The master imports nothing of the app, so this reads the variable itself.
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess

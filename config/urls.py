@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from oauth2_provider import urls as oauth_urls
 
 from accounts.oauth_login import OAuthLoginView
-from config import health, metrics_view
+from infra import health, metrics_view
 
 # Games first: a move and a log read are most of the traffic, and Django tries the patterns in
 # order (no two apps' patterns match the same path, so the order changes nothing else).
@@ -42,10 +42,10 @@ urlpatterns = [
     path("metrics", metrics_view.metrics_view, name="metrics"),
 ]
 
-handler400 = "config.api.handler.json_400"
-handler403 = "config.api.handler.json_403"
-handler404 = "config.api.handler.json_404"
-handler500 = "config.api.handler.json_500"
+handler400 = "infra.api.handler.json_400"
+handler403 = "infra.api.handler.json_403"
+handler404 = "infra.api.handler.json_404"
+handler500 = "infra.api.handler.json_500"
 
 # The docs pages' Swagger UI and ReDoc files (drf-spectacular-sidecar) under `scripts/start`, whose
 # uvicorn serves no static files; production serves STATIC_ROOT (collectstatic) from its proxy.

@@ -15,7 +15,7 @@ run() {
 }
 
 metrics_dir() {
-    # Multi-process metrics (config/metrics.py): every process of this container writes its figures
+    # Multi-process metrics (infra/metrics.py): every process of this container writes its figures
     # here. Files left by an earlier run of the container would be summed in, so they are removed.
     export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-/tmp/baohuang-metrics}"
     if ! dry_run; then

@@ -11,7 +11,7 @@ describes how the reverse proxy routes these paths here.
 What is shared with the API, so that an answer is the same whichever role gives it:
 the token lookup and the permission checks (accounts/authentication.py, accounts/permissions.py),
 the parameters' serializers, the selectors that read and redact each log, the error bodies
-(config/api/handler.py `error_parts`) and the JSON rendering (config/api/renderers.py). What is the
+(infra/api/handler.py `error_parts`) and the JSON rendering (infra/api/renderers.py). What is the
 event server's own: the HTTP layer (Starlette), waiting for wake-ups (events/subscriptions.py),
 following a stream (events/streams.py), and ending both when the process is told to stop
 (events/shutdown.py).

@@ -22,8 +22,6 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route
 
-from config import health, wakeups
-from config.api.errors import ApiError, ErrorCode
 from events import logs, shutdown, subscriptions
 from events.access import Reader, reader_of
 from events.context import RequestContext
@@ -31,6 +29,8 @@ from events.responses import error_response, json_response
 from events.streams import follow
 from events.threads import in_thread
 from events.waiting import wait_for_change
+from infra import health, wakeups
+from infra.api.errors import ApiError, ErrorCode
 
 # Ids are 64-bit signed integers in the database; a larger one names nothing.
 MAX_ID = 2**63 - 1
@@ -154,7 +154,7 @@ _readiness = in_thread(health.readiness)
 
 
 async def _readyz(request: Request) -> Response:
-    # The same checks as the web role's probe (config/health.py): this role needs the same database
+    # The same checks as the web role's probe (infra/health.py): this role needs the same database
     # and Redis to answer anything.
     ready = await _readiness()
     if isinstance(ready, ApiError):

@@ -1,7 +1,7 @@
 """Every answer of the event server: its request id, access line, metrics and security headers.
 
-The same as the web role's middleware gives every answer (config/request_context.py,
-config/metrics_middleware.py, Django's security middleware): the caller's `X-Request-ID` if it is
+The same as the web role's middleware gives every answer (infra/request_context.py,
+infra/metrics_middleware.py, Django's security middleware): the caller's `X-Request-ID` if it is
 safe (else a new one) in the log context and sent back, one access line and one sample of the
 request metrics under the route's name, the security headers of events/responses.py. A stream's
 line and sample are written when it ends. Plain ASGI middleware, so that it sees a stream's headers
@@ -13,8 +13,8 @@ import time
 from django.conf import settings
 from starlette.datastructures import Headers
 
-from config import metrics, request_context
 from events.responses import security_headers
+from infra import metrics, request_context
 
 _IDS = ("game_id", "table_id")
 

@@ -13,13 +13,13 @@ from django.http import QueryDict
 
 from accounts import feed
 from accounts.feed_apis import FEED_PAGE
-from config import wakeups
-from config.api.errors import ApiError
-from config.api.serializers import LongPollQueryInputSerializer
 from events.access import Reader
 from events.streams import FollowedLog, Page
 from games import selectors as game_selectors
 from games.apis import GameEventsQueryInputSerializer
+from infra import wakeups
+from infra.api.errors import ApiError
+from infra.api.serializers import LongPollQueryInputSerializer
 from matchmaking import selectors as matchmaking_selectors
 from matchmaking import tickets
 from matchmaking.models import TicketStatus

@@ -1,7 +1,7 @@
 """The event server's answers: JSON bodies, error bodies and headers as the web role gives them.
 
 The body of a success is rendered by the API's own renderer function, an error's body and headers
-come from the API's exception translation (config/api/handler.py `error_parts`), and the security
+come from the API's exception translation (infra/api/handler.py `error_parts`), and the security
 headers are read from the same Django settings that Django's SecurityMiddleware and
 XFrameOptionsMiddleware read; tests/events/test_same_answers.py asks both roles the same questions.
 """
@@ -11,8 +11,8 @@ import logging
 from django.conf import settings
 from starlette.responses import Response
 
-from config.api.handler import error_parts
-from config.api.renderers import render_json
+from infra.api.handler import error_parts
+from infra.api.renderers import render_json
 
 logger = logging.getLogger(__name__)
 

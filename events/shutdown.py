@@ -5,7 +5,7 @@ waiting for every open request to finish; only after that does it send the ASGI 
 An events long-poll may wait 30 s, longer than an orchestrator's grace period. So the process's SIGTERM
 and SIGINT handlers are chained, once the server has installed its own (at lifespan startup): ours
 marks the process as stopping and wakes every waiter, then the server's handler runs as before.
-A waiter (config/wakeups.py) that sees the mark stops waiting and answers with what it has.
+A waiter (infra/wakeups.py) that sees the mark stops waiting and answers with what it has.
 """
 
 import asyncio

@@ -10,7 +10,7 @@ a wake-up cannot stand for one (it carried nothing, or not what follows).
 What a stream never does is send an entry its reader may no longer see. Its reader's rights are
 checked again (the token, the ban, the `read` scope, then the log's own access in the read) at once
 when his access channel says they changed (he left the table, was banned, a token was revoked:
-config/wakeups.py `publish_access`), when his token's expiry comes, and every
+infra/wakeups.py `publish_access`), when his token's expiry comes, and every
 EVENTS_SSE_CHECK_SECONDS in case a wake-up was lost; while polling (no Redis), at every read. An
 entry a wake-up carries that is addressed to some seats only (`private_to`) is never forwarded from
 the wake-up: the stream reads the log instead, and the read redacts by the reader's seat as it is
@@ -31,9 +31,9 @@ import orjson
 from django.conf import settings
 from django.utils import timezone
 
-from config.api.busy import server_busy
 from events import shutdown
 from events.subscriptions import Waiter, pushed
+from infra.api.busy import server_busy
 
 
 def entries(events: list[dict]) -> str:

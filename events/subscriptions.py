@@ -1,6 +1,6 @@
 """Waiting for wake-ups: one Redis subscription per event loop, shared by every waiter in it.
 
-Publishing is the services' side (config/wakeups.py: after each commit, "game {id} changed", with
+Publishing is the services' side (infra/wakeups.py: after each commit, "game {id} changed", with
 the entries appended where they fit); this is the event server's. A waiter subscribes to its log's
 channel before it reads the log, so that a commit between the read and the wait still wakes it, and
 a message that carries entries lets an open stream forward them without reading the database
@@ -304,7 +304,7 @@ class Waiter:
     def __init__(self, *, channel: str, since=None, access: str | None = None):
         self.channel = channel
         self._woken: _Inbox | None = None
-        # The reader's access channel (config/wakeups.py `publish_access`), for a stream: a message
+        # The reader's access channel (infra/wakeups.py `publish_access`), for a stream: a message
         # there wakes the waiter too, and `access_changed` says so.
         self.access = access
         self._access: _Inbox | None = None

@@ -23,10 +23,10 @@ from django.utils import timezone
 
 from accounts.feed import feed_append_many
 from accounts.webhooks.outbox import webhook_enqueue
-from config import metrics, wakeups
 from games import deal_end, engine, scheduling, selectors, timers, writes
 from games.models import Event, Game, GameStatus
 from games.work import GameWork
+from infra import metrics, wakeups
 
 FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
 # Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five

@@ -6,9 +6,6 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ApiError, ErrorCode
-from config.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses
-from config.api.serializers import StrictInputSerializer
 from games import selectors, services
 from games.event_serializers import game_event_union
 from games.view_serializers import (
@@ -16,6 +13,9 @@ from games.view_serializers import (
     GameFinalOutputSerializer,
     GameViewOutputSerializer,
 )
+from infra.api.errors import ApiError, ErrorCode
+from infra.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses
+from infra.api.serializers import StrictInputSerializer
 
 # Which action types carry `cards` / `card` (the engine's Action constructors): any other type given a
 # non-empty value is refused rather than having it silently ignored. An empty list and null carry

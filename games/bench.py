@@ -9,10 +9,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ApiError, ErrorCode
 from games import selectors
 from games.lock_objects import game_lock
 from games.models import Event
+from infra.api.errors import ApiError, ErrorCode
 
 
 class BenchBareMoveApi(APIView):

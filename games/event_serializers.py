@@ -8,8 +8,8 @@ settle) and the services (games/actions.py, games/services.py, games/bench.py) w
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from config.api.schema import type_field
 from games.view_serializers import DECLARATION_TYPES, WINDOW_KINDS, GameDeclarationOutputSerializer
+from infra.api.schema import type_field
 
 
 def _seats(**kwargs) -> serializers.ListField:

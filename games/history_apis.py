@@ -10,11 +10,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ErrorCode
-from config.api.pagination import cursor_page
-from config.api.schema import error_responses
 from games import selectors
 from games.models import GameStatus
+from infra.api.errors import ErrorCode
+from infra.api.pagination import cursor_page
+from infra.api.schema import error_responses
 
 
 class UserGamesQueryInputSerializer(serializers.Serializer):

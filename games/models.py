@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-from config.json_field import LazyOrjsonField, OrjsonField
+from infra.json_field import LazyOrjsonField, OrjsonField
 
 
 class GameStatus(models.TextChoices):

@@ -6,8 +6,8 @@ game row alone (`of=("self",)`): the joined table row stays free for the table's
 
 from django.db.models import QuerySet
 
-from config.api.errors import ApiError, ErrorCode
 from games.models import Game
+from infra.api.errors import ApiError, ErrorCode
 
 
 def _game_query(*, lock: bool, game_unread: frozenset, table_unread: frozenset) -> QuerySet:

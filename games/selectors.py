@@ -11,10 +11,10 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from accounts.models import RatingChange
-from config.api.errors import ApiError, ErrorCode
 from games import engine, rows
 from games.deal_end import DealEnded
 from games.models import Event, Game, GamePlayer, GameStatus, table_model
+from infra.api.errors import ApiError, ErrorCode
 
 
 @lru_cache(maxsize=256)

@@ -23,12 +23,12 @@ from django.utils import timezone
 from accounts import services as account_services
 from accounts.feed import feed_append_many
 from accounts.models import RatingChange
-from config import metrics, wakeups
-from config.api.errors import ApiError, ErrorCode
 from games import actions, engine, scheduling, selectors, timers, writes
 from games.lock_objects import game_lock
 from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
 from games.work import GameWork
+from infra import metrics, wakeups
+from infra.api.errors import ApiError, ErrorCode
 
 
 def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]) -> Game:

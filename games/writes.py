@@ -4,7 +4,7 @@ append the `your_turn` entries the move announces (on PostgreSQL, all in one sta
 Every action of every actor (player, timer, trustee, bot) makes exactly these writes: each statement
 is built once per shape and reused, and on PostgreSQL the three go in one round trip. The values
 still go through each field's own `pre_save` and `get_db_prep_save` (JSON through
-config/json_field.py, datetimes, foreign keys), so what is stored is what the ORM would store. No
+infra/json_field.py, datetimes, foreign keys), so what is stored is what the ORM would store. No
 model signals are sent for these rows: none are connected to games or events (games/models.py keeps
 them out of the audit log on purpose).
 """
@@ -14,9 +14,9 @@ from functools import lru_cache
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from accounts.feed import feed_append_many, feed_append_prepare, feed_appended
-from config.sql_insert import insert_statement, rows_insert
 from games.models import Event, Game
 from games.work import DeferredWrites, GameWork
+from infra.sql_insert import insert_statement, rows_insert
 
 
 def events_insert(rows: list[Event]) -> None:

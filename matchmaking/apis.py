@@ -6,13 +6,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ApiError, ErrorCode
-from config.api.pagination import cursor_page
-from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer, refuse_body_fields
 from games import engine
 from games.models import GameStatus
 from games.view_serializers import GameOptionsOutputSerializer
+from infra.api.errors import ApiError, ErrorCode
+from infra.api.pagination import cursor_page
+from infra.api.schema import error_responses
+from infra.api.serializers import StrictInputSerializer, refuse_body_fields
 from matchmaking import selectors, services
 from matchmaking.models import (
     DEFAULT_PLAY_SECONDS,

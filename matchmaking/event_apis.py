@@ -10,9 +10,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ErrorCode
-from config.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
-from config.api.serializers import LongPollQueryInputSerializer
+from infra.api.errors import ErrorCode
+from infra.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
+from infra.api.serializers import LongPollQueryInputSerializer
 from matchmaking import selectors
 from matchmaking.models import TableClosedReason
 

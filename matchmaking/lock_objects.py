@@ -1,6 +1,6 @@
 """Table row locking; see games/lock_objects.py for the order (game before table)."""
 
-from config.api.errors import ApiError, ErrorCode
+from infra.api.errors import ApiError, ErrorCode
 from matchmaking.models import Table
 
 

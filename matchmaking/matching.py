@@ -40,9 +40,9 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from accounts.feed import feed_append
-from config import metrics
-from config.api.errors import ApiError
 from games import selectors as game_selectors
+from infra import metrics
+from infra.api.errors import ApiError
 from matchmaking import bots, services, tickets
 from matchmaking.models import Table, Ticket, TicketStatus
 

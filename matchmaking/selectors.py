@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Prefetch, QuerySet
 from django.utils import timezone
 
-from config.api.errors import ApiError, ErrorCode
 from games import engine
 from games import selectors as game_selectors
 from games.models import GameStatus
+from infra.api.errors import ApiError, ErrorCode
 from matchmaking.models import Penalty, Seat, Table, TableEvent, TableStatus, Ticket, TicketStatus
 from matchmaking.table_events import user_ref
 

@@ -6,13 +6,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from accounts.webhooks.outbox import webhook_enqueue
-from config import wakeups
-from config.api.errors import ApiError, ErrorCode
 from games import engine
 from games import selectors as game_selectors
 from games import services as game_services
 from games.deal_end import DealEnded
 from games.models import Game, GameStatus
+from infra import wakeups
+from infra.api.errors import ApiError, ErrorCode
 from matchmaking import bots, table_events
 from matchmaking.lock_objects import table_lock
 from matchmaking.models import (

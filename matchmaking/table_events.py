@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
-from config import wakeups
+from infra import wakeups
 from matchmaking.models import Table, TableEvent
 
 

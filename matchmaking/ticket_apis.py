@@ -7,11 +7,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.errors import ErrorCode
-from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
 from games import engine
 from games.view_serializers import GameOptionsOutputSerializer
+from infra.api.errors import ErrorCode
+from infra.api.schema import error_responses
+from infra.api.serializers import StrictInputSerializer
 from matchmaking import selectors, tickets
 from matchmaking.models import TicketStatus
 

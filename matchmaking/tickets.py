@@ -2,7 +2,7 @@
 
 The matcher (matchmaking/matching.py) seats waiting tickets; everything here only ever moves a ticket
 out of `waiting` under its row lock, so a ticket is matched, cancelled or expired exactly once.
-Each such move wakes the ticket's long-polls after commit (config/wakeups.py).
+Each such move wakes the ticket's long-polls after commit (infra/wakeups.py).
 """
 
 from datetime import datetime, timedelta
@@ -15,9 +15,9 @@ from django.utils import timezone
 from accounts import selectors as account_selectors
 from accounts.models import Rating, SanctionKind
 from accounts.services import rating_model
-from config import wakeups
-from config.api.errors import ApiError, ErrorCode
 from games import selectors as game_selectors
+from infra import wakeups
+from infra.api.errors import ApiError, ErrorCode
 from matchmaking.models import Ticket, TicketStatus
 
 # A party sits at one table with at least one seat left for someone else (a stranger or a bot).

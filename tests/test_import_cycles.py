@@ -4,7 +4,7 @@ strongly connected component of more than one module is a cycle."""
 
 import grimp
 
-PACKAGES = ("accounts", "config", "events", "games", "matchmaking")
+PACKAGES = ("accounts", "config", "events", "games", "infra", "matchmaking")
 
 
 def _cycles(graph) -> list[list[str]]:
@@ -67,3 +67,18 @@ def test_the_project_has_no_import_cycles():
     graph = grimp.build_graph(*PACKAGES, cache_dir=None)
     assert "games.actions" in graph.modules
     assert _cycles(graph) == []
+
+
+def test_infra_and_the_settings_import_no_app():
+    """infra/ sits below the apps (docs/architecture.md "Module dependencies"); of config, only the
+    URL root and the entry points reach into them."""
+    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    apps = ("accounts", "events", "games", "matchmaking")
+    upward = sorted(
+        (module, imported)
+        for module in graph.modules
+        if module.startswith(("infra", "config.settings", "config.celery", "config.gunicorn"))
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.split(".")[0] in apps
+    )
+    assert upward == []

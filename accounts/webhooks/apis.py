@@ -8,9 +8,9 @@ from rest_framework.views import APIView
 
 from accounts.webhooks import selectors, services
 from accounts.webhooks.models import MessageStatus, WebhookEvent
-from config.api.errors import ErrorCode
-from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
+from infra.api.errors import ErrorCode
+from infra.api.schema import error_responses
+from infra.api.serializers import StrictInputSerializer
 
 _WEBHOOK_ID = OpenApiParameter("webhook_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 _DELIVERY_ID = OpenApiParameter("delivery_id", OpenApiTypes.INT, OpenApiParameter.PATH)

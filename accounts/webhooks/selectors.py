@@ -1,7 +1,7 @@
 """Webhook reads: always the caller's own (another user's webhook is 404, not 403: its id leaks nothing)."""
 
 from accounts.webhooks.models import Webhook, WebhookDelivery
-from config.api.errors import ApiError, ErrorCode
+from infra.api.errors import ApiError, ErrorCode
 
 
 def webhooks_of(*, owner) -> list[Webhook]:

@@ -17,8 +17,8 @@ from standardwebhooks.webhooks import Webhook as Signer
 
 from accounts.webhooks import outbox, sender
 from accounts.webhooks.models import MessageStatus, Webhook, WebhookDelivery, WebhookEvent, WebhookMessage
-from config import metrics
-from config.api.errors import ApiError, ErrorCode
+from infra import metrics
+from infra.api.errors import ApiError, ErrorCode
 
 
 def retry_schedule() -> list[float]:

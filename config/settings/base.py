@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.logs import logging_config
+from infra.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -41,12 +41,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # Request id and access log, request metrics, then probes and /metrics answered before the Host
-    # check (config/operator_paths.py).
-    "config.request_context.request_context_middleware",
-    "config.metrics_middleware.request_metrics_middleware",
-    "config.operator_paths.operator_paths_middleware",
-    # JSON error bodies under /api/ even with DEBUG on (config/api/error_pages.py).
-    "config.api.error_pages.api_error_pages_middleware",
+    # check (infra/operator_paths.py).
+    "infra.request_context.request_context_middleware",
+    "infra.metrics_middleware.request_metrics_middleware",
+    "infra.operator_paths.operator_paths_middleware",
+    # JSON error bodies under /api/ even with DEBUG on (infra/api/error_pages.py).
+    "infra.api.error_pages.api_error_pages_middleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -123,13 +123,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
         "accounts.permissions.IsNotBanned",
-        # The token's scopes against the endpoint's (config/api/endpoint_scopes.py).
+        # The token's scopes against the endpoint's (infra/api/endpoint_scopes.py).
         "accounts.permissions.EndpointScope",
     ],
-    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.ORJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.GuardedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["infra.api.renderers.ORJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["infra.api.parsers.GuardedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "config.api.handler.api_exception_handler",
+    "EXCEPTION_HANDLER": "infra.api.handler.api_exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         "auth": os.environ.get("AUTH_THROTTLE_RATE", "30/min"),
         "guest": os.environ.get("GUEST_THROTTLE_RATE", "20/hour"),
@@ -158,7 +158,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "ENUM_NAME_OVERRIDES": {
-        "ErrorCodeEnum": "config.api.errors.ErrorCode",
+        "ErrorCodeEnum": "infra.api.errors.ErrorCode",
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
         "TicketStatusEnum": "matchmaking.models.TicketStatus",
@@ -190,7 +190,7 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL == "filesystem://":
     # kombu's transport with atomic writes: its own can hand a worker a half-written message.
-    CELERY_BROKER_TRANSPORT = "config.filesystem_broker:Transport"
+    CELERY_BROKER_TRANSPORT = "infra.filesystem_broker:Transport"
     _celery_dir = VAR_DIR / "celery"
     for _sub in ("queue", "processed", "staging"):
         (_celery_dir / _sub).mkdir(parents=True, exist_ok=True)
@@ -227,7 +227,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Celery's Django fixup would close every database connection around every task; this keeps it from
-# doing so (it closes them after this many tasks), and config/celery_signals.py applies Django's own
+# doing so (it closes them after this many tasks), and infra/celery_signals.py applies Django's own
 # CONN_MAX_AGE rule around each task instead.
 CELERY_DB_REUSE_MAX = 10**9
 # Timers (games/timers.py: one deadline task in flight per deal): beat runs the sweep every
@@ -298,12 +298,12 @@ AUTH_TOKEN_MEMO_SECONDS = float(os.environ.get("AUTH_TOKEN_MEMO_SECONDS", "30"))
 TOKEN_TTL_DAYS = float(os.environ.get("TOKEN_TTL_DAYS", "30"))
 LOGIN_FAILURES_MAX = int(os.environ.get("LOGIN_FAILURES_MAX", "10"))
 LOGIN_FAILURES_WINDOW_SECONDS = int(os.environ.get("LOGIN_FAILURES_WINDOW_SECONDS", "900"))
-# The API's JSON bodies (config/api/parsers.py); the largest legitimate one, a staff table with
+# The API's JSON bodies (infra/api/parsers.py); the largest legitimate one, a staff table with
 # fixed hands, is a few kilobytes.
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
 API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
 
-# Long-poll wake-ups (config/wakeups.py). Without Redis, waiters re-read the database every
+# Long-poll wake-ups (infra/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.
 REDIS_URL = os.environ.get("REDIS_URL") or None
 EVENTS_POLL_INTERVAL = float(os.environ.get("EVENTS_POLL_INTERVAL", "0.5"))
@@ -323,17 +323,17 @@ BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
 # /api/v1/_bench/... exists only when this is set (bench/api_moves.py).
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 
-# Logs (config/logs.py): `text` for people, `json` (one object per line) for a log pipeline.
+# Logs (infra/logs.py): `text` for people, `json` (one object per line) for a log pipeline.
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
 LOGGING = logging_config(level=LOG_LEVEL, fmt=LOG_FORMAT)
 
-# Probes (config/health.py): what /readyz checks (comma-separated; empty: all of them), and how long
+# Probes (infra/health.py): what /readyz checks (comma-separated; empty: all of them), and how long
 # each check may take.
 READYZ_CHECKS = [c.strip() for c in os.environ.get("READYZ_CHECKS", "").split(",") if c.strip()] or None
 READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "1.5"))
 
-# /metrics (config/metrics_view.py): allowed with this bearer token or from these addresses/networks.
+# /metrics (infra/metrics_view.py): allowed with this bearer token or from these addresses/networks.
 # Neither set: refused to everyone.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = [a.strip() for a in os.environ.get("METRICS_ALLOWED_IPS", "").split(",") if a.strip()]

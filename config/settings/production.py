@@ -2,8 +2,8 @@
 
 import os
 
-from config.logs import logging_config
 from config.settings.base import *  # noqa: F401,F403
+from infra.logs import logging_config
 
 SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]
 DEBUG = False

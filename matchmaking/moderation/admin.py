@@ -124,7 +124,7 @@ class ReportAdmin(admin.ModelAdmin):
     def abort_reported(self, request, queryset):
         def apply(report, data):
             if report.game_id is None:
-                from config.api.errors import ApiError, ErrorCode
+                from infra.api.errors import ApiError, ErrorCode
 
                 raise ApiError(ErrorCode.INVALID_REQUEST, "This report names no deal.")
             return _abort(request, game_id=report.game_id, data=data, report_id=report.pk)

@@ -14,10 +14,10 @@ from accounts import selectors as account_selectors
 from accounts.apis import SANCTION_EXAMPLE, SanctionOutputSerializer
 from accounts.models import ModerationActionKind, SanctionKind
 from accounts.permissions import IsNotBanned, ModerationScope
-from config.api.errors import ApiError, ErrorCode
-from config.api.schema import error_responses
-from config.api.serializers import StrictInputSerializer
 from games.models import GameStatus
+from infra.api.errors import ApiError, ErrorCode
+from infra.api.schema import error_responses
+from infra.api.serializers import StrictInputSerializer
 from matchmaking.models import ReportReason, ReportStatus
 from matchmaking.moderation import selectors, services
 

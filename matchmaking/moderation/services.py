@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from accounts import services as account_services
 from accounts.models import Sanction, SanctionKind
-from config.api.errors import ApiError, ErrorCode
 from games import selectors as game_selectors
 from games import services as game_services
 from games.models import Game
+from infra.api.errors import ApiError, ErrorCode
 from matchmaking import services as table_services
 from matchmaking import tickets
 from matchmaking.lock_objects import table_lock

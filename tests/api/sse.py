@@ -28,7 +28,7 @@ def parse(text: str) -> list[dict]:
 def use_redis(settings, db: int = 14) -> None:
     """Wake-ups through the local Redis, as in production: streams get what each commit appended
     from its message (tests.conftest.require_local_redis: a missing Redis fails in CI)."""
-    from config import wakeups
+    from infra import wakeups
     from tests.conftest import require_local_redis
 
     url = f"redis://127.0.0.1:6379/{db}"

@@ -9,8 +9,8 @@ from django.db import OperationalError
 from psycopg_pool import PoolTimeout
 
 from accounts import selectors as account_selectors
-from config.api import busy, handler
 from games import selectors
+from infra.api import busy, handler
 from tests.conftest import assert_error, require_local_redis
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The embedded default's broker (config/filesystem_broker.py): a message appears in the queue folder
+"""The embedded default's broker (infra/filesystem_broker.py): a message appears in the queue folder
 only whole, so a polling worker can never read a half-written file (which stopped the worker)."""
 
 import json
@@ -6,7 +6,7 @@ import os
 
 import kombu
 
-from config.filesystem_broker import Transport, staging_folder
+from infra.filesystem_broker import Transport, staging_folder
 
 
 def _connection(tmp_path):
@@ -45,4 +45,4 @@ def test_the_embedded_default_uses_this_transport():
     from config.settings import base
 
     if base.CELERY_BROKER_URL == "filesystem://":
-        assert base.CELERY_BROKER_TRANSPORT == "config.filesystem_broker:Transport"
+        assert base.CELERY_BROKER_TRANSPORT == "infra.filesystem_broker:Transport"

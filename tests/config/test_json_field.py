@@ -1,4 +1,4 @@
-"""config/json_field.py: JSON columns read and written with orjson hold and return what Django's
+"""infra/json_field.py: JSON columns read and written with orjson hold and return what Django's
 JSONField would."""
 
 import math

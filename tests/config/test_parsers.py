@@ -1,10 +1,10 @@
-"""config/api/parsers.py: the nesting measure, without a database."""
+"""infra/api/parsers.py: the nesting measure, without a database."""
 
 import json
 
 import pytest
 
-from config.api.parsers import json_nesting_exceeds
+from infra.api.parsers import json_nesting_exceeds
 
 
 def _nested(depth: int, open_="[", close="]") -> bytes:

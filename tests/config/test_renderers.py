@@ -1,4 +1,4 @@
-"""config/api/renderers.py: orjson renders what DRF's JSONRenderer rendered, value for value."""
+"""infra/api/renderers.py: orjson renders what DRF's JSONRenderer rendered, value for value."""
 
 import datetime
 import decimal
@@ -8,7 +8,7 @@ import uuid
 from django.utils.translation import gettext_lazy
 from rest_framework.renderers import JSONRenderer
 
-from config.api.renderers import ORJSONRenderer
+from infra.api.renderers import ORJSONRenderer
 
 SAMPLE = {
     "id": 7,

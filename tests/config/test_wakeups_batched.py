@@ -1,9 +1,9 @@
-"""config/wakeups.py `batched`: the wake-ups of a block leave together, in order, when it ends;
+"""infra/wakeups.py `batched`: the wake-ups of a block leave together, in order, when it ends;
 a move's commit wakes its game's followers and the next player's feed in one round trip."""
 
 import pytest
 
-from config import wakeups
+from infra import wakeups
 from tests.api.playing import get_view, post_action
 
 

@@ -1,12 +1,12 @@
-"""config/celery_signals.py: a worker keeps its database connections between tasks unless the
+"""infra/celery_signals.py: a worker keeps its database connections between tasks unless the
 deployment chose DB_CONN_MAX_AGE itself. (The real worker's behaviour: tests/games/test_worker.py.)"""
 
 import copy
 
 from django.conf import settings
 
-from config import celery_signals
 from config.celery import app
+from infra import celery_signals
 
 
 def test_celery_does_not_close_every_connection_around_every_task():

@@ -52,7 +52,7 @@ def test_documented_error_codes_are_enums_of_their_endpoint(operations, operatio
 
 
 def test_every_error_response_of_every_endpoint_limits_its_codes_to_its_status(operations):
-    from config.api.errors import status_for_code
+    from infra.api.errors import status_for_code
 
     checked = 0
     for operation_id, operation in operations.items():

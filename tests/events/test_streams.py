@@ -274,7 +274,7 @@ def test_leaving_a_private_table_ends_the_stream_and_sends_nothing_of_the_seat_a
 def test_with_redis_moves_reach_every_open_stream_redacted_for_its_reader(
     make_table, make_user, settings, monkeypatch
 ):
-    """Through Redis a commit's wake-up carries the rows it appended (config/wakeups.py): an open stream
+    """Through Redis a commit's wake-up carries the rows it appended (infra/wakeups.py): an open stream
     forwards them without a read of its own, except entries addressed to some seats, which it reads.
     The five seats' and a spectator's streams each carry exactly what that reader's JSON log gives."""
     sse.use_redis(settings)

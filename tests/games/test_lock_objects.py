@@ -4,9 +4,9 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from config.api.errors import ApiError
 from games.lock_objects import _GAME_UNREAD, _TABLE_UNREAD, game_lock
 from games.models import Game
+from infra.api.errors import ApiError
 
 pytestmark = pytest.mark.django_db
 

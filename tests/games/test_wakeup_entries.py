@@ -1,4 +1,4 @@
-"""games/actions.py: what a committed change's wake-up says it appended (config/wakeups.py), from
+"""games/actions.py: what a committed change's wake-up says it appended (infra/wakeups.py), from
 its unit of work (games/work.py). It claims rows only when it knows them all; otherwise the
 wake-up is bare and streams read the log."""
 

@@ -111,7 +111,7 @@ def test_a_deal_where_every_seat_times_out_finishes_through_the_worker(make_tabl
     sessions_before = _sessions_opened()
     _restart_clock(setup["game"])
     game = _wait_finished(setup["game"], worker, timeout=40)
-    # The worker's processes kept their connections between tasks (config/celery_signals.py):
+    # The worker's processes kept their connections between tasks (infra/celery_signals.py):
     # Celery's default opened one per task (timeouts, trustee chains, the sweep, matchmaking).
     tasks_run = worker.log_path.read_text(errors="replace").count(" succeeded in ")
     assert _sessions_opened() - sessions_before <= 6 < tasks_run
@@ -195,7 +195,7 @@ def test_a_timer_racing_a_real_move_applies_exactly_once(make_table, worker):
 
 
 def test_a_worker_whose_database_connections_were_cut_reconnects_without_failing_a_task(make_table, worker):
-    """Kept connections (config/celery_signals.py) are checked before each task's first query: a
+    """Kept connections (infra/celery_signals.py) are checked before each task's first query: a
     database that dropped them (a restart, a failover) costs a reconnect, not a failed timeout."""
     setup = _fast_table(make_table, setups=[{"seed": 13}], deals=1)
     _restart_clock(setup["game"])

@@ -1,7 +1,7 @@
 """Scopes (docs/integrations.md): every endpoint of the URL conf refuses a token without its scope.
 
 The endpoints are found by walking the URL conf, not listed by hand, so a new endpoint is checked
-the day it is added: a write nobody classified in config/api/endpoint_scopes.py fails here.
+the day it is added: a write nobody classified in infra/api/endpoint_scopes.py fails here.
 """
 
 import re
@@ -14,7 +14,7 @@ from rest_framework.permissions import AllowAny
 from accounts import services
 from accounts.models import AuthToken, User
 from accounts.scopes import Scope
-from config.api.endpoint_scopes import NO_SCOPE, endpoint_scope
+from infra.api.endpoint_scopes import NO_SCOPE, endpoint_scope
 from tests.conftest import assert_error
 
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -64,7 +64,7 @@ def test_every_write_endpoint_names_its_scope():
         for name, _, method, _ in ENDPOINTS
         if name not in ANONYMOUS and endpoint_scope(url_name=name, method=method) is None
     ]
-    assert unlisted == [], "add these to config/api/endpoint_scopes.py"
+    assert unlisted == [], "add these to infra/api/endpoint_scopes.py"
 
 
 def _token(user, scopes):

@@ -6,8 +6,8 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Rating, Sanction, SanctionKind
-from config.api.errors import ApiError
 from games import engine
+from infra.api.errors import ApiError
 from matchmaking import matching, tickets
 from matchmaking.models import Ticket, TicketStatus
 from tests.conftest import assert_error

@@ -6,8 +6,8 @@ import socket
 import pytest
 from django.db import connection
 
-from config import health
 from config.celery import app as celery_app
+from infra import health
 from tests.conftest import assert_error
 
 pytestmark = pytest.mark.django_db

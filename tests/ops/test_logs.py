@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from config import logs, request_context
 from games import engine
 from games.models import Game
+from infra import logs, request_context
 from tests.api.playing import play_deal
 
 pytestmark = pytest.mark.django_db

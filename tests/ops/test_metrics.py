@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from celery import shared_task
 
-from config import metrics
 from games.models import Game, GameStatus
+from infra import metrics
 from matchmaking.models import Table, TableStatus
 from tests.api.playing import play_deal
 from tests.conftest import assert_error
@@ -174,7 +174,7 @@ def test_processes_sharing_a_multiprocess_dir_add_up(tmp_path):
     """gunicorn's workers (or a prefork worker's children) each count; one scrape sums them."""
     record = textwrap.dedent(
         """
-        from config import metrics
+        from infra import metrics
         metrics.record_action(preset="weihai", type="play", seconds=0.1)
         metrics.record_webhook_delivery("delivered")
         """
@@ -182,7 +182,7 @@ def test_processes_sharing_a_multiprocess_dir_add_up(tmp_path):
     read = textwrap.dedent(
         """
         from prometheus_client import generate_latest
-        from config import metrics
+        from infra import metrics
         print(generate_latest(metrics.process_registry()).decode())
         """
     )

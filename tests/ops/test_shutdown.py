@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from config import wakeups
+from infra import wakeups
 from tests.ops.server import REDIS, require_services, running_server
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -26,8 +26,8 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
 from django.http import JsonResponse
 
-from config.api.errors import ApiError, ErrorCode
-from config.api.plain import error_response, get_only
+from infra.api.errors import ApiError, ErrorCode
+from infra.api.plain import error_response, get_only
 
 logger = logging.getLogger(__name__)
 

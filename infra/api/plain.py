@@ -4,7 +4,7 @@ from functools import wraps
 
 from django.http import JsonResponse
 
-from config.api.errors import ApiError, ErrorCode
+from infra.api.errors import ApiError, ErrorCode
 
 
 def error_response(error: ApiError, *, headers: dict | None = None) -> JsonResponse:

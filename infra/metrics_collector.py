@@ -34,22 +34,22 @@ class DatabaseCollector:
             return
         yield from families
 
-    def _tables(self) -> GaugeMetricFamily:
-        from matchmaking.models import Table, TableStatus
+    # The models come from Django's app registry: this package sits below the apps and imports none.
 
+    def _tables(self) -> GaugeMetricFamily:
+        table = apps.get_model("matchmaking", "Table")
         family = GaugeMetricFamily("baohuang_tables", "Tables by status.", labels=["status"])
-        counts = dict(Table.objects.values_list("status").annotate(n=Count("id")).order_by())
-        for status in TableStatus.values:
+        counts = dict(table.objects.values_list("status").annotate(n=Count("id")).order_by())
+        for status, _label in table._meta.get_field("status").choices:
             family.add_metric([status], counts.get(status, 0))
         return family
 
     def _games(self) -> GaugeMetricFamily:
-        from games.models import Game, GameStatus
-
+        game = apps.get_model("games", "Game")
         family = GaugeMetricFamily(
             "baohuang_deals_running", "Deals being played, by preset.", labels=["preset"]
         )
-        rows = Game.objects.filter(status=GameStatus.RUNNING).values_list("preset").annotate(n=Count("id"))
+        rows = game.objects.filter(status="running").values_list("preset").annotate(n=Count("id"))
         for preset, count in rows.order_by("preset"):
             family.add_metric([preset], count)
         return family

@@ -15,10 +15,10 @@ from django.http import HttpResponse, JsonResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from config import metrics
-from config.api.errors import ApiError, ErrorCode
-from config.api.plain import error_response, get_only
-from config.metrics_collector import DatabaseCollector
+from infra import metrics
+from infra.api.errors import ApiError, ErrorCode
+from infra.api.plain import error_response, get_only
+from infra.metrics_collector import DatabaseCollector
 
 logger = logging.getLogger(__name__)
 

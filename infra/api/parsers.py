@@ -36,7 +36,7 @@ def _object_without_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
 
 
 class BodyRejected(ParseError):
-    """A ParseError whose `extra` names the limit that was exceeded (config/api/handler.py)."""
+    """A ParseError whose `extra` names the limit that was exceeded (infra/api/handler.py)."""
 
     def __init__(self, detail: str, *, extra: dict):
         super().__init__(detail)

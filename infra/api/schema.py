@@ -4,9 +4,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
-from config.api.errors import ErrorCode, status_for_code
+from infra.api.errors import ErrorCode, status_for_code
 
-# The two query parameters of every log a client follows by long-poll (config/api/long_poll.py).
+# The two query parameters of every log a client follows by long-poll (infra/api/long_poll.py).
 LONG_POLL_PARAMETERS = [
     OpenApiParameter("after", OpenApiTypes.INT, description="Entries with a larger seq (default 0)."),
     OpenApiParameter(
@@ -14,7 +14,7 @@ LONG_POLL_PARAMETERS = [
     ),
 ]
 
-# The stream form of a followed log (`Accept: text/event-stream`, config/api/sse.py), declared beside
+# The stream form of a followed log (`Accept: text/event-stream`, infra/api/sse.py), declared beside
 # its JSON answer so that a client generator sees both media types of the 200 (the operations'
 # descriptions and docs/client-guide.md say what the stream's lines are).
 EVENT_STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiTypes.STR}
@@ -73,7 +73,7 @@ def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiRespon
     """
     if banned and ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.BANNED not in codes:
         codes = (*codes, ErrorCode.BANNED)
-    # A token without the endpoint's scope (config/api/endpoint_scopes.py) is refused the same way.
+    # A token without the endpoint's scope (infra/api/endpoint_scopes.py) is refused the same way.
     if ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.MISSING_SCOPE not in codes:
         codes = (*codes, ErrorCode.MISSING_SCOPE)
     by_status: dict[int, list[str]] = {}

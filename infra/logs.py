@@ -1,6 +1,6 @@
 """Logging: JSON lines in production (`LOG_FORMAT=json`), plain text in development.
 
-Every record gets the ids of the request or task it was written in (config/request_context.py). What
+Every record gets the ids of the request or task it was written in (infra/request_context.py). What
 a record must never hold is kept out at the source: no module logs request bodies, headers or game
 state, and `django.db.backends` (whose DEBUG lines carry SQL parameters: hands, seeds, token hashes)
 is held at INFO whatever LOG_LEVEL says.
@@ -11,7 +11,7 @@ from typing import Any
 
 from pythonjsonlogger.orjson import OrjsonFormatter
 
-from config import request_context
+from infra import request_context
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s%(task_id)s] %(message)s"
 JSON_FORMAT = "%(levelname)s %(name)s %(message)s"
@@ -55,17 +55,17 @@ class JsonLineFormatter(OrjsonFormatter):
 
 
 def logging_config(*, level: str | int = "WARNING", fmt: str = "text") -> dict:
-    """The LOGGING setting; also applied by Celery processes (config/celery_signals.py)."""
+    """The LOGGING setting; also applied by Celery processes (infra/celery_signals.py)."""
     if isinstance(level, str):
         level = level.upper()
     formatter = "json" if fmt == "json" else "text"
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "config.logs.ContextFilter"}},
+        "filters": {"context": {"()": "infra.logs.ContextFilter"}},
         "formatters": {
-            "text": {"()": "config.logs.TextFormatter", "format": TEXT_FORMAT},
-            "json": {"()": "config.logs.JsonLineFormatter"},
+            "text": {"()": "infra.logs.TextFormatter", "format": TEXT_FORMAT},
+            "json": {"()": "infra.logs.JsonLineFormatter"},
         },
         "handlers": {
             "console": {"class": "logging.StreamHandler", "formatter": formatter, "filters": ["context"]},

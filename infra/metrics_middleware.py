@@ -1,12 +1,12 @@
-"""Request counts and latency by route pattern and status (config/metrics.py)."""
+"""Request counts and latency by route pattern and status (infra/metrics.py)."""
 
 import time
 
 from asgiref.sync import iscoroutinefunction
 from django.utils.decorators import sync_and_async_middleware
 
-from config import metrics
-from config.request_context import route_of
+from infra import metrics
+from infra.request_context import route_of
 
 # Anything else (a made-up method) is counted as `other`: a label must stay bounded.
 _METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}

@@ -12,8 +12,8 @@ from celery import signals
 from django.conf import settings
 from django.db import close_old_connections
 
-from config import metrics, request_context
-from config.logs import logging_config
+from infra import metrics, request_context
+from infra.logs import logging_config
 
 logger = logging.getLogger(__name__)
 

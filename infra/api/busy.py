@@ -2,7 +2,7 @@
 pool's whole timeout for a connection (PostgreSQL's or Redis's), or that found the database
 unreachable (stopped, restarting, a failover) or its transaction chosen as a deadlock's victim, did
 nothing, and the same request a moment later may well succeed. The API answers them 503
-`service_unavailable` with `Retry-After` (config/api/handler.py); an open event stream ends, and its
+`service_unavailable` with `Retry-After` (infra/api/handler.py); an open event stream ends, and its
 client reconnects (events/streams.py)."""
 
 

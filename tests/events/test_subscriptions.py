@@ -1,13 +1,15 @@
-"""config/wakeups.py on a real Redis: one shared pub/sub connection per event loop serves every
-waiter; a message wakes exactly the waiters of its channel; a lost connection wakes everyone and the
-next waiter connects again; nothing published after `subscribe` returns is missed."""
+"""events/subscriptions.py (with infra/wakeups.py publishing) on a real Redis: one shared pub/sub
+connection per event loop serves every waiter; a message wakes exactly the waiters of its channel; a
+lost connection wakes everyone and the next waiter connects again; nothing published after
+`subscribe` returns is missed."""
 
 import asyncio
 import os
 
 import pytest
 
-from config import wakeups
+from events import subscriptions
+from infra import wakeups
 from tests.conftest import require_local_redis
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -52,16 +54,16 @@ def test_many_waiters_share_one_connection_and_each_channel_wakes_its_own():
     async def scenario():
         before = _clients()
         async with (
-            wakeups.Waiter(channel="t:a") as a1,
-            wakeups.Waiter(channel="t:a") as a2,
-            wakeups.Waiter(channel="t:b") as b,
+            subscriptions.Waiter(channel="t:a") as a1,
+            subscriptions.Waiter(channel="t:a") as a2,
+            subscriptions.Waiter(channel="t:b") as b,
         ):
             assert _clients() - before == 1
             await asyncio.to_thread(wakeups._publish, "t:a", 1)
             woken = await asyncio.gather(a1.wait(2), a2.wait(2), b.wait(0.3))
             assert woken == [True, True, False]
         # Gone waiters leave their channels to linger on the same one connection (no new one).
-        async with wakeups.Waiter(channel="t:c"):
+        async with subscriptions.Waiter(channel="t:c"):
             assert _clients() - before == 1
 
     asyncio.run(scenario())
@@ -69,7 +71,7 @@ def test_many_waiters_share_one_connection_and_each_channel_wakes_its_own():
 
 def test_a_message_published_between_subscribing_and_waiting_is_not_missed():
     async def scenario():
-        async with wakeups.Waiter(channel="t:early") as waiter:
+        async with subscriptions.Waiter(channel="t:early") as waiter:
             await asyncio.to_thread(wakeups._publish, "t:early", 7)
             await asyncio.sleep(0.2)  # the re-read of the database would happen here
             return await waiter.wait(2)
@@ -79,7 +81,7 @@ def test_a_message_published_between_subscribing_and_waiting_is_not_missed():
 
 def test_a_waiter_times_out_without_a_message():
     async def scenario():
-        async with wakeups.Waiter(channel="t:quiet") as waiter:
+        async with subscriptions.Waiter(channel="t:quiet") as waiter:
             return await waiter.wait(0.3)
 
     assert asyncio.run(scenario()) is False
@@ -87,11 +89,11 @@ def test_a_waiter_times_out_without_a_message():
 
 def test_a_lost_connection_wakes_the_waiters_and_the_next_one_reconnects():
     async def scenario():
-        async with wakeups.Waiter(channel="t:lost") as waiter:
-            hub = wakeups._hub()
+        async with subscriptions.Waiter(channel="t:lost") as waiter:
+            hub = subscriptions._hub()
             await hub._pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
-        async with wakeups.Waiter(channel="t:again") as again:
+        async with subscriptions.Waiter(channel="t:again") as again:
             await asyncio.to_thread(wakeups._publish, "t:again", 1)
             return await again.wait(2)
 
@@ -103,7 +105,7 @@ def test_without_redis_a_waiter_polls(settings):
     settings.EVENTS_POLL_INTERVAL = 0.05
 
     async def scenario():
-        async with wakeups.Waiter(channel="t:none") as waiter:
+        async with subscriptions.Waiter(channel="t:none") as waiter:
             return await waiter.wait(5)
 
     assert asyncio.run(scenario()) is False
@@ -112,17 +114,17 @@ def test_without_redis_a_waiter_polls(settings):
 def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
     import redis
 
-    monkeypatch.setattr(wakeups._Hub, "LINGER_SECONDS", 1.0)
+    monkeypatch.setattr(subscriptions._Hub, "LINGER_SECONDS", 1.0)
     numsub = lambda: dict(redis.Redis.from_url(REDIS_URL).pubsub_numsub("t:linger"))[b"t:linger"]  # noqa: E731
 
     async def scenario():
-        async with wakeups.Waiter(channel="t:linger"):
+        async with subscriptions.Waiter(channel="t:linger"):
             pass
-        hub = wakeups._hub()
+        hub = subscriptions._hub()
         sent = _count_subscribes(hub)
         # The client's next long-poll, at once: no new SUBSCRIBE, and it is still woken.
         lingering = await asyncio.to_thread(numsub)
-        async with wakeups.Waiter(channel="t:linger") as again:
+        async with subscriptions.Waiter(channel="t:linger") as again:
             await asyncio.to_thread(wakeups._publish, "t:linger", 1)
             woken = await again.wait(2)
         # Nobody comes back: the subscription is dropped after the linger.
@@ -139,19 +141,19 @@ def test_a_watch_mark_says_whether_anything_was_published_since():
     subscribed and silent in between; a message after entering still wakes a quiet waiter."""
 
     async def scenario():
-        assert wakeups.watch("t:mark") is None  # not subscribed in this process: no mark
-        async with wakeups.Waiter(channel="t:mark"):
+        assert subscriptions.watch("t:mark") is None  # not subscribed in this process: no mark
+        async with subscriptions.Waiter(channel="t:mark"):
             pass  # now it lingers
-        silent = wakeups.watch("t:mark")
-        async with wakeups.Waiter(channel="t:mark", since=silent) as quiet:
+        silent = subscriptions.watch("t:mark")
+        async with subscriptions.Waiter(channel="t:mark", since=silent) as quiet:
             await asyncio.to_thread(wakeups._publish, "t:mark", 1)
             quiet_woken = await quiet.wait(2)
-        published = wakeups.watch("t:mark")
+        published = subscriptions.watch("t:mark")
         await asyncio.to_thread(wakeups._publish, "t:mark", 2)
         await asyncio.sleep(0.3)  # the reader hears it while nobody waits
-        async with wakeups.Waiter(channel="t:mark", since=published) as noisy:
+        async with subscriptions.Waiter(channel="t:mark", since=published) as noisy:
             pass
-        async with wakeups.Waiter(channel="t:mark") as unmarked:
+        async with subscriptions.Waiter(channel="t:mark") as unmarked:
             pass
         return quiet.quiet, quiet_woken, noisy.quiet, unmarked.quiet
 
@@ -160,20 +162,20 @@ def test_a_watch_mark_says_whether_anything_was_published_since():
 
 def test_a_mark_does_not_survive_a_lost_connection():
     async def scenario():
-        async with wakeups.Waiter(channel="t:gone"):
+        async with subscriptions.Waiter(channel="t:gone"):
             pass
-        mark = wakeups.watch("t:gone")
-        hub = wakeups._hub()
+        mark = subscriptions.watch("t:gone")
+        hub = subscriptions._hub()
         await hub._pubsub.connection.disconnect()
         await asyncio.sleep(1.5)  # the reader notices and resets
-        async with wakeups.Waiter(channel="t:gone", since=mark) as again:
+        async with subscriptions.Waiter(channel="t:gone", since=mark) as again:
             return mark is not None, again.quiet
 
     assert asyncio.run(scenario()) == (True, False)
 
 
 def test_wait_for_change_skips_its_first_question_only_after_a_quiet_mark():
-    from config.api.long_poll import wait_for_change
+    from events.waiting import wait_for_change
 
     asked = []
 
@@ -182,9 +184,9 @@ def test_wait_for_change_skips_its_first_question_only_after_a_quiet_mark():
         return True
 
     async def scenario():
-        async with wakeups.Waiter(channel="t:ask"):
+        async with subscriptions.Waiter(channel="t:ask"):
             pass
-        await wait_for_change(channel="t:ask", changed=changed, seconds=2, since=wakeups.watch("t:ask"))
+        await wait_for_change(channel="t:ask", changed=changed, seconds=2, since=subscriptions.watch("t:ask"))
         quiet_questions = len(asked)  # none: it waited the full time (no message came)
         await wait_for_change(channel="t:ask", changed=changed, seconds=2)
         return quiet_questions, len(asked)
@@ -198,7 +200,10 @@ def _entries(first: int, last: int) -> list[dict]:
 
 def test_a_message_carries_what_the_commit_appended_to_every_waiter_of_its_channel():
     async def scenario():
-        async with wakeups.Waiter(channel="t:carry") as one, wakeups.Waiter(channel="t:carry") as two:
+        async with (
+            subscriptions.Waiter(channel="t:carry") as one,
+            subscriptions.Waiter(channel="t:carry") as two,
+        ):
             message = wakeups.entries_message(after=4, entries=_entries(5, 6))
             await asyncio.to_thread(wakeups._publish, "t:carry", message)
             assert await one.wait(2) and await two.wait(2)
@@ -213,13 +218,13 @@ def test_pushed_stands_for_a_read_only_for_the_entries_right_after_what_the_foll
     def message(after, last):
         return {"after": after, "last": last, "entries": _entries(after + 1, last)}
 
-    assert wakeups.pushed([message(4, 6), message(6, 7)], after=4) == (_entries(5, 7), 7)
+    assert subscriptions.pushed([message(4, 6), message(6, 7)], after=4) == (_entries(5, 7), 7)
     # Entries already read (the read after subscribing saw them) are skipped, not sent twice.
-    assert wakeups.pushed([message(2, 4), message(4, 6)], after=5) == (_entries(6, 6), 6)
-    assert wakeups.pushed([], after=5) == ([], 5)
-    assert wakeups.pushed([message(6, 7)], after=4) is None  # seq 5 came in no message: read
-    assert wakeups.pushed([message(4, 6), None], after=4) is None  # a bare wake-up: read
-    assert wakeups.pushed(None, after=4) is None  # unknown (no Redis, lost messages): read
+    assert subscriptions.pushed([message(2, 4), message(4, 6)], after=5) == (_entries(6, 6), 6)
+    assert subscriptions.pushed([], after=5) == ([], 5)
+    assert subscriptions.pushed([message(6, 7)], after=4) is None  # seq 5 came in no message: read
+    assert subscriptions.pushed([message(4, 6), None], after=4) is None  # a bare wake-up: read
+    assert subscriptions.pushed(None, after=4) is None  # unknown (no Redis, lost messages): read
 
 
 def test_a_bare_or_oversized_message_asks_for_a_read(monkeypatch):
@@ -227,21 +232,21 @@ def test_a_bare_or_oversized_message_asks_for_a_read(monkeypatch):
     assert wakeups.entries_message(after=0, entries=_entries(1, 20)) is None
 
     async def scenario():
-        async with wakeups.Waiter(channel="t:bare") as waiter:
+        async with subscriptions.Waiter(channel="t:bare") as waiter:
             await asyncio.to_thread(wakeups.publish, game_id=0, version=3)  # another channel
             await asyncio.to_thread(wakeups._publish, "t:bare", 3)  # as publish() without entries
             assert await waiter.wait(2)
             return waiter.take()
 
     taken = asyncio.run(scenario())
-    assert taken == [None] and wakeups.pushed(taken, after=0) is None
+    assert taken == [None] and subscriptions.pushed(taken, after=0) is None
 
 
 def test_a_waiter_that_does_not_take_its_messages_keeps_a_bounded_inbox_then_asks_for_a_read(monkeypatch):
-    monkeypatch.setattr(wakeups._Inbox, "LIMIT", 3)
+    monkeypatch.setattr(subscriptions._Inbox, "LIMIT", 3)
 
     async def scenario():
-        async with wakeups.Waiter(channel="t:full") as waiter:
+        async with subscriptions.Waiter(channel="t:full") as waiter:
             for seq in range(1, 6):
                 message = wakeups.entries_message(after=seq - 1, entries=_entries(seq, seq))
                 await asyncio.to_thread(wakeups._publish, "t:full", message)
@@ -261,8 +266,8 @@ def test_a_waiter_that_does_not_take_its_messages_keeps_a_bounded_inbox_then_ask
 
 def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_again():
     async def scenario():
-        async with wakeups.Waiter(channel="t:resub") as waiter:
-            await wakeups._hub()._pubsub.connection.disconnect()
+        async with subscriptions.Waiter(channel="t:resub") as waiter:
+            await subscriptions._hub()._pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
             lost = waiter.take()
             message = wakeups.entries_message(after=1, entries=_entries(2, 2))
@@ -277,7 +282,7 @@ def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_agai
 
 def test_a_game_message_says_its_version_beside_the_entries():
     async def scenario():
-        async with wakeups.Waiter(game_id=424242) as waiter:
+        async with subscriptions.Waiter(game_id=424242) as waiter:
             await asyncio.to_thread(
                 wakeups.publish, game_id=424242, version=7, after=4, entries=_entries(5, 5)
             )
@@ -289,7 +294,7 @@ def test_a_game_message_says_its_version_beside_the_entries():
 
 @pytest.fixture
 def stop_mark():
-    from config import shutdown
+    from events import shutdown
 
     shutdown.reset()
     yield shutdown
@@ -300,7 +305,7 @@ def test_the_stop_releases_a_subscribed_waiter_at_once_and_later_waits_do_not_st
     # A waiter awaits its inbox alone (no task racing it against the stop): the stop sets the inbox.
     async def scenario():
         loop = asyncio.get_running_loop()
-        async with wakeups.Waiter(channel="t:stopping") as waiter:
+        async with subscriptions.Waiter(channel="t:stopping") as waiter:
             assert not waiter.polling
             started = loop.time()
             waiting = asyncio.ensure_future(waiter.wait(30))
@@ -325,10 +330,10 @@ def test_many_waiters_entering_at_once_share_few_subscribes_and_each_is_woken():
     channels = [f"t:burst:{i}" for i in range(300)]
 
     async def scenario():
-        async with wakeups.Waiter(channel="t:burst:first"):  # the connection, made
+        async with subscriptions.Waiter(channel="t:burst:first"):  # the connection, made
             pass
-        sent = _count_subscribes(wakeups._hub())
-        waiters = [wakeups.Waiter(channel=channel) for channel in channels]
+        sent = _count_subscribes(subscriptions._hub())
+        waiters = [subscriptions.Waiter(channel=channel) for channel in channels]
         await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
         try:
             assert not any(waiter.polling for waiter in waiters)  # all subscribed, none fell back
@@ -350,18 +355,18 @@ def test_a_failed_subscribe_wakes_its_waiters_with_an_error_and_the_next_one_con
     waiter makes a new connection."""
 
     async def scenario():
-        hub = wakeups._hub()
-        async with wakeups.Waiter(channel="t:fail:first"):
+        hub = subscriptions._hub()
+        async with subscriptions.Waiter(channel="t:fail:first"):
             pass
 
         async def failing(*names):
             raise ConnectionError("refused")
 
         hub._pubsub.subscribe = failing
-        waiters = [wakeups.Waiter(channel=f"t:fail:{i}") for i in range(3)]
+        waiters = [subscriptions.Waiter(channel=f"t:fail:{i}") for i in range(3)]
         await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
         fell_back = [waiter.polling for waiter in waiters]
-        async with wakeups.Waiter(channel="t:fail:again") as again:
+        async with subscriptions.Waiter(channel="t:fail:again") as again:
             polling_again = again.polling
             await asyncio.to_thread(wakeups._publish, "t:fail:again", 1)
             woken = await again.wait(2)

@@ -4,7 +4,7 @@ With DEBUG on, Django answers an unknown URL, an oversize body or a crash with i
 (handler404 and friends only apply with DEBUG off), and a client generated from the schema cannot read
 them. This middleware replaces any non-JSON error answer under /api/ by the error body of its status,
 and refuses a body larger than API_MAX_BODY_BYTES from its Content-Length before anything reads it,
-like the JSON parser would (config/api/parsers.py).
+like the JSON parser would (infra/api/parsers.py).
 """
 
 from asgiref.sync import iscoroutinefunction
@@ -12,7 +12,7 @@ from django.conf import settings
 from django.http import JsonResponse
 from django.utils.decorators import sync_and_async_middleware
 
-from config.api.errors import ApiError, ErrorCode
+from infra.api.errors import ApiError, ErrorCode
 
 API_PREFIX = "/api/"
 

@@ -1,7 +1,7 @@
 """Who a log line is about: the request id (or task id) and, where known, the game, table and user.
 
 A context variable holds the current request (web) or task (worker). Log records read it when they are
-written (config/logs.py), so a line logged deep inside a service carries the ids without any caller
+written (infra/logs.py), so a line logged deep inside a service carries the ids without any caller
 passing them. The ids are read lazily because DRF authenticates inside the view, after the middleware.
 """
 
@@ -96,7 +96,7 @@ def current_fields() -> dict[str, Any]:
 
 
 def bind_task(*, task_id: str | None, task_name: str | None, kwargs: dict | None) -> contextvars.Token:
-    """Called when a Celery task starts (config/celery_signals.py); tasks pass ids as keyword arguments."""
+    """Called when a Celery task starts (infra/celery_signals.py); tasks pass ids as keyword arguments."""
     ids = {
         name: value
         for name, value in (kwargs or {}).items()

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 
-from config.api.errors import ApiError, ErrorCode
+from infra.api.errors import ApiError, ErrorCode
 
 
 def cursor_page(

@@ -12,8 +12,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.api.busy import server_busy
-from config.api.errors import ApiError, ErrorCode
+from infra.api.busy import server_busy
+from infra.api.errors import ApiError, ErrorCode
 
 _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
     (exceptions.NotAuthenticated, ErrorCode.NOT_AUTHENTICATED),
@@ -58,7 +58,7 @@ def _translate(exc: Exception) -> ApiError | None:
             message = "The request is malformed."
         else:
             message = str(exc.detail)
-            # A refused body names the limit it exceeded (config/api/parsers.py).
+            # A refused body names the limit it exceeded (infra/api/parsers.py).
             extra = dict(getattr(exc, "extra", None) or {})
         if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
             extra = {"retry_after": int(exc.wait) + 1}

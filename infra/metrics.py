@@ -6,10 +6,10 @@ fail a move. Labels are bounded by construction (presets, action types, outcomes
 never pass an id or free text as a label.
 
 Multi-process: with `PROMETHEUS_MULTIPROC_DIR` set in the environment *before the process starts*,
-prometheus-client writes every value to files there and the scrape (config/metrics_view.py) sums the
+prometheus-client writes every value to files there and the scrape (infra/metrics_view.py) sums the
 files of all processes: gunicorn's workers behind one /metrics, a prefork Celery worker's children
 behind one worker endpoint. Figures that the database already holds (tables by status, waiting
-tickets) are not counted here but read at scrape time (config/metrics_collector.py).
+tickets) are not counted here but read at scrape time (infra/metrics_collector.py).
 """
 
 import logging

@@ -2,7 +2,7 @@
 
 The ORM's `bulk_create` builds its statement anew on every call; on a move that was a measurable
 share of the CPU (docs/scaling.md). The values still go through each field's own `pre_save` and
-`get_db_prep_save` (JSON through config/json_field.py, auto_now_add datetimes, foreign keys), so
+`get_db_prep_save` (JSON through infra/json_field.py, auto_now_add datetimes, foreign keys), so
 what is stored is what the ORM would store. Primary keys are not read back, and no model signals
 are sent: callers use this only for models that have none connected.
 """
