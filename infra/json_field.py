@@ -30,8 +30,8 @@ class OrjsonField(models.JSONField):
             value = self.get_prep_value(value)
         try:
             encoded = orjson.dumps(value)
-        except TypeError:  # e.g. a dict with int keys, which json turns into strings
-            return connection.ops.adapt_json_value(value, None)
+        except TypeError:  # e.g. a dict with int keys, which json turns into strings: Django's own way
+            return super().get_db_prep_value(value, connection, prepared=True)
         return Jsonb(value, dumps=lambda _: encoded)
 
 

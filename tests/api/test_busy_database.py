@@ -34,13 +34,38 @@ def test_an_exhausted_pool_answers_503_with_retry_after(make_table, monkeypatch)
     assert response["Retry-After"] == str(handler.BUSY_RETRY_AFTER_SECONDS)
 
 
-def test_other_database_errors_are_not_taken_for_a_busy_pool():
-    assert busy.server_busy(OperationalError("server closed the connection unexpectedly")) is False
+def test_a_database_out_of_reach_is_a_503_and_a_bug_is_not():
+    from django.db import IntegrityError, InterfaceError, ProgrammingError
+
+    # Lost, refused, restarting, a deadlock's victim: nothing was committed, a retry may succeed.
+    assert busy.server_busy(OperationalError("server closed the connection unexpectedly")) is True
+    assert busy.server_busy(InterfaceError("connection already closed")) is True
+    # Bad data or a bug: a retry would fail the same way.
+    assert busy.server_busy(IntegrityError("duplicate key")) is False
+    assert busy.server_busy(ProgrammingError("syntax error")) is False
     assert busy.server_busy(ValueError("no")) is False
     try:
         _busy()
     except OperationalError as exc:
         assert busy.server_busy(exc) is True
+
+
+def test_a_database_that_went_away_in_a_view_or_a_middleware_answers_503(make_table, monkeypatch, client):
+    setup = make_table()
+
+    def gone(*args, **kwargs):
+        raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+
+    monkeypatch.setattr(selectors, "game_get", gone)
+    response = setup["clients"][0].get(f"/api/v1/games/{setup['game']}")
+    body = assert_error(response, 503, "service_unavailable")
+    assert response["Retry-After"] == str(handler.BUSY_RETRY_AFTER_SECONDS) and body["extra"]
+    # Outside DRF (Django's handler500, as when a middleware meets it): the same answer, not a 500.
+    try:
+        gone()
+    except OperationalError:
+        answer = handler.json_500(None)
+    assert answer.status_code == 503 and answer["Retry-After"] == "1"
 
 
 def _redis_pool_empty() -> redis.exceptions.ConnectionError:
