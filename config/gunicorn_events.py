@@ -21,7 +21,9 @@ class EventsWorker(UvicornWorker):
 wsgi_app = "config.asgi:events_application"
 worker_class = "config.gunicorn_events.EventsWorker"
 bind = os.environ.get("EVENTS_BIND", f"0.0.0.0:{os.environ.get('EVENTS_PORT', '8001')}")
-workers = int(os.environ.get("EVENTS_CONCURRENCY") or max(1, usable_cores() // 2))
+# Half the cores, two at least: a waiting request costs no CPU, but opening a stream reads the log,
+# and a thousand clients reconnecting at once (a proxy restart) queue behind a single process.
+workers = int(os.environ.get("EVENTS_CONCURRENCY") or max(2, usable_cores() // 2))
 # SIGTERM releases every waiting request at once (events/shutdown.py); streams end at once too.
 graceful_timeout = int(os.environ.get("EVENTS_GRACEFUL_TIMEOUT", "10"))
 # A worker silent this long is restarted; a wait is awaited in the event loop, so it does not count.

@@ -282,7 +282,7 @@ def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_agai
 
 def test_a_game_message_says_its_version_beside_the_entries():
     async def scenario():
-        async with subscriptions.Waiter(game_id=424242) as waiter:
+        async with subscriptions.Waiter(channel=wakeups.channel_name(424242)) as waiter:
             await asyncio.to_thread(
                 wakeups.publish, game_id=424242, version=7, after=4, entries=_entries(5, 5)
             )

@@ -1,5 +1,6 @@
-"""A real web server (uvicorn alone, or gunicorn with uvicorn workers as the `web` role runs it) in a
-subprocess on a free loopback port, against the pytest PostgreSQL database."""
+"""A real server in a subprocess on a free loopback port, against the pytest PostgreSQL database:
+`uvicorn` (a newcomer's single server, config/asgi.py `application`), `gunicorn` (the `web` role,
+config/gunicorn.py) or `events` (the `events` role, config/gunicorn_events.py)."""
 
 import contextlib
 import http.client
@@ -49,7 +50,7 @@ def server_command(kind: str, port: int, workers: int) -> list[str]:
     return [
         str(BIN / "gunicorn"),
         "--config",
-        "python:config.gunicorn",
+        "python:config.gunicorn_events" if kind == "events" else "python:config.gunicorn",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",

@@ -118,14 +118,30 @@ def test_the_web_role_takes_its_worker_count_from_the_cores(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     settings = _gunicorn_settings(monkeypatch)
     assert settings.workers == 3  # one per core
-    assert settings.worker_class == "uvicorn_worker.UvicornWorker"
-    assert settings.wsgi_app == "config.asgi:application"
+    assert settings.worker_class == "gthread" and settings.threads == 8
+    assert settings.wsgi_app == "config.wsgi:application"
     assert settings.bind == "0.0.0.0:8000"
     assert _gunicorn_settings(monkeypatch, WEB_CONCURRENCY="3", PORT="9000").workers == 3
     assert _gunicorn_settings(monkeypatch, PORT="9000").bind == "0.0.0.0:9000"
-    importlib.import_module("uvicorn_worker").UvicornWorker  # noqa: B018 - the worker class is installed
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert _gunicorn_settings(monkeypatch).workers == 2  # never fewer than two
+
+
+def test_the_events_role_runs_uvicorn_workers_at_least_two(monkeypatch):
+    # Two at least: opening a stream costs one process's CPU (a read of the log), and a thousand
+    # streams reconnecting at once queue behind one process (docs/scaling.md "The events role").
+    for name in ("EVENTS_CONCURRENCY", "EVENTS_BIND", "EVENTS_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    import config.gunicorn_events
+
+    for cores, expected in (({0}, 2), ({0, 1}, 2), (set(range(8)), 4)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cores=cores: cores, raising=False)
+        settings = importlib.reload(config.gunicorn_events)
+        assert settings.workers == expected, cores
+    assert settings.wsgi_app == "config.asgi:events_application"
+    assert settings.bind == "0.0.0.0:8001"
+    monkeypatch.setenv("EVENTS_CONCURRENCY", "1")
+    assert importlib.reload(config.gunicorn_events).workers == 1
 
 
 def test_compose_runs_every_role_against_postgres_and_redis():

@@ -32,24 +32,16 @@ def test_loading_the_settings_does_not_change_this_process_environment(monkeypat
     assert "DB_POOL_MAX_SIZE" not in os.environ
 
 
-def test_each_worker_freezes_what_it_loaded_and_collects_young_objects_less_often(monkeypatch):
-    """config/gunicorn.py post_worker_init: gc.freeze() after the app is loaded, and the thresholds
-    of WEB_GC_THRESHOLD (docs/scaling.md "Garbage collection"); "" keeps Python's own."""
+def test_each_worker_freezes_what_it_loaded(monkeypatch):
+    """config/gunicorn_common.py post_worker_init: gc.freeze() once the app is loaded, so the
+    collector never walks the modules, settings and URL patterns again."""
     import gc
 
-    import pytest
-
     settings = _gunicorn_settings(monkeypatch)
-    assert settings.gc_threshold(settings.DEFAULT_GC_THRESHOLD) == (50000, 50, 100)
-    assert settings.gc_threshold("") is None and settings.gc_threshold("2000") == (2000,)
-    for bad in ("a,b", "1,2,3,4", "-1"):
-        with pytest.raises(ValueError):
-            settings.gc_threshold(bad)
-    before = gc.get_threshold()
+    gc.unfreeze()
     try:
-        monkeypatch.setenv("WEB_GC_THRESHOLD", "12345,6,7")
+        assert gc.get_freeze_count() == 0
         settings.post_worker_init(worker=None)
-        assert gc.get_threshold() == (12345, 6, 7) and gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
-        gc.set_threshold(*before)

@@ -1,8 +1,9 @@
-"""A web process told to stop (SIGTERM) releases its waiting long-polls at once: they answer 200 with
-what they have (no events), and the process exits, instead of holding them up to 30 s.
+"""A process that holds waiting long-polls, told to stop (SIGTERM), releases them at once: they answer
+200 with what they have (no events), and the process exits, instead of holding them up to 30 s.
 
-A real server (uvicorn alone, and gunicorn with uvicorn workers as the `web` role runs it) on a free
-loopback port, against the pytest PostgreSQL database and Redis for the wake-ups.
+A real server (uvicorn alone as `scripts/start` runs it, and gunicorn as the `events` role runs it)
+on a free loopback port, against the pytest PostgreSQL database and Redis for the wake-ups. (The
+`web` role never waits: it answers a long-poll at once, docs/architecture.md.)
 """
 
 import http.client
@@ -36,7 +37,7 @@ def wait_for_subscriber(game_id: int, timeout: float = 30) -> None:
     raise AssertionError("the long-poll never started waiting")
 
 
-@pytest.mark.parametrize("kind", ["uvicorn", "gunicorn"])
+@pytest.mark.parametrize("kind", ["uvicorn", "events"])
 def test_sigterm_releases_a_waiting_long_poll_with_an_empty_answer(kind, make_table, tmp_path):
     require_services()
     setup = make_table()
