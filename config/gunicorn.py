@@ -9,7 +9,13 @@ variables below.
 
 import os
 
-from config.gunicorn_common import child_exit, post_worker_init, usable_cores  # noqa: F401 - hooks
+from config.gunicorn_common import (  # noqa: F401 - settings and hooks gunicorn reads here
+    child_exit,
+    control_socket_disable,
+    logconfig_dict,
+    post_worker_init,
+    usable_cores,
+)
 
 wsgi_app = "config.wsgi:application"
 worker_class = "gthread"

@@ -1,8 +1,18 @@
 """What both gunicorn roles (config/gunicorn.py, config/gunicorn_events.py) share: the cores they
-may use, and the worker hooks."""
+may use, gunicorn's own logging, and the worker hooks."""
 
 import gc
 import os
+
+from infra.logs import gunicorn_logging_config
+
+# gunicorn's own lines as JSON in production, like every other line (docs/deploy.md "Logs").
+logconfig_dict = gunicorn_logging_config(
+    level=os.environ.get("LOG_LEVEL", "INFO"), fmt=os.environ.get("LOG_FORMAT", "text")
+)
+# gunicorn's control socket (`gunicornc`) is not used here; left on, every gunicorn of a host (the
+# web and events roles, a test's servers) would share one path in $HOME.
+control_socket_disable = True
 
 
 def usable_cores() -> int:

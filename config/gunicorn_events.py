@@ -8,7 +8,13 @@ import os
 
 from uvicorn_worker import UvicornWorker
 
-from config.gunicorn_common import child_exit, post_worker_init, usable_cores  # noqa: F401 - hooks
+from config.gunicorn_common import (  # noqa: F401 - settings and hooks gunicorn reads here
+    child_exit,
+    control_socket_disable,
+    logconfig_dict,
+    post_worker_init,
+    usable_cores,
+)
 
 
 class EventsWorker(UvicornWorker):

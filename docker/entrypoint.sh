@@ -40,12 +40,19 @@ case "$role" in
         ;;
     worker)
         # SIGTERM is a warm shutdown: running tasks finish, reserved ones go back to the broker.
+        # --quiet: no banner. Every log line goes to stderr; a task's print() is logged too (Celery
+        # redirects it), so the worker's stdout carries only notices Celery prints outside logging
+        # ("worker: Warm shutdown"), which infra/celery_signals.py logs instead: in JSON mode that
+        # stdout is dropped, so every line of the container is JSON (docs/deploy.md "Logs").
         metrics_dir
-        run celery -A config worker --loglevel "${LOG_LEVEL:-INFO}" --without-gossip --without-mingle "$@"
+        if [ "${LOG_FORMAT:-text}" = "json" ] && ! dry_run; then
+            exec >/dev/null
+        fi
+        run celery -A config --quiet worker --loglevel "${LOG_LEVEL:-INFO}" --without-gossip --without-mingle "$@"
         ;;
     beat)
-        # Exactly one beat per deployment.
-        run celery -A config beat --loglevel "${LOG_LEVEL:-INFO}" \
+        # Exactly one beat per deployment; --quiet: no banner, only log lines.
+        run celery -A config --quiet beat --loglevel "${LOG_LEVEL:-INFO}" \
             --schedule "${VAR_DIR:-/app/var}/celerybeat-schedule" "$@"
         ;;
     migrate)

@@ -101,3 +101,10 @@ def _forget_child(pid=None, **extra) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(pid)
+
+
+@signals.worker_shutting_down.connect
+def _log_shutdown(sig=None, how=None, exitcode=None, **extra) -> None:
+    # Celery prints its own notice of this to stdout, outside logging; the entrypoint discards the
+    # worker's stdout in JSON mode (docker/entrypoint.sh), so the notice is kept here as a log line.
+    logger.info("worker: %s shutdown on %s", how, sig, extra={"exit_code": exitcode})

@@ -59,6 +59,16 @@ def logging_config(*, level: str | int = "WARNING", fmt: str = "text") -> dict:
     if isinstance(level, str):
         level = level.upper()
     formatter = "json" if fmt == "json" else "text"
+    loggers: dict[str, dict] = {
+        # SQL parameters hold hidden cards and seeds; never log them, even at DEBUG.
+        "django.db.backends": {"level": "INFO"},
+    }
+    if fmt == "json":
+        # In production every line is JSON (docs/deploy.md "Logs"), the server's own too: uvicorn's
+        # lines go through our handler, and its access lines are dropped, since our request
+        # middleware and the event server already write one per request, with its request id.
+        loggers["uvicorn"] = {"handlers": ["console"], "level": "INFO", "propagate": False}
+        loggers["uvicorn.access"] = {"handlers": [], "level": "WARNING", "propagate": False}
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -71,8 +81,19 @@ def logging_config(*, level: str | int = "WARNING", fmt: str = "text") -> dict:
             "console": {"class": "logging.StreamHandler", "formatter": formatter, "filters": ["context"]},
         },
         "root": {"handlers": ["console"], "level": level},
-        "loggers": {
-            # SQL parameters hold hidden cards and seeds; never log them, even at DEBUG.
-            "django.db.backends": {"level": "INFO"},
-        },
+        "loggers": loggers,
     }
+
+
+def gunicorn_logging_config(*, level: str | int = "INFO", fmt: str = "text") -> dict:
+    """gunicorn's `logconfig_dict` (config/gunicorn_common.py): in JSON mode the arbiter's own lines
+    ("Starting gunicorn", "Booting worker", signals, worker exits), which it writes before any
+    application is loaded, through the same JSON handler; in text mode gunicorn's own format ({}).
+    Under the event server's workers uvicorn logs through gunicorn's error logger too."""
+    if fmt != "json":
+        return {}
+    config = logging_config(level=level, fmt=fmt)
+    config["loggers"]["gunicorn.error"] = {"handlers": ["console"], "level": "INFO", "propagate": False}
+    # The access log is off in both roles (config/gunicorn.py `accesslog`): our own line replaces it.
+    config["loggers"]["gunicorn.access"] = {"handlers": [], "level": "WARNING", "propagate": False}
+    return config

@@ -2,7 +2,8 @@
 
 Complete deals of every preset are played through the HTTP API by five clients and watched by a
 spectator. Every response — views, events, errors, the final view before the end — is scanned for
-another seat's cards, the seed, a `hands` key, and another seat's private events.
+another seat's cards, the seed, a `hands` key, and another seat's private events; the event server's
+Server-Sent Events stream of each viewer (events/streams.py) carries exactly what his polls did.
 """
 
 import json
@@ -15,15 +16,18 @@ from games import engine
 from games.models import Event, Game
 from tests.api import sse
 from tests.api.playing import get_view, play_deal, post_action, walk
+from tests.events import client as event_server
 
-pytestmark = pytest.mark.django_db
+# The event server reads through its own connections (events/threads.py): the deal must be committed.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 class LeakScanner:
-    def __init__(self, game_id: int, clients, spectator):
+    def __init__(self, game_id: int, clients, spectator, tokens):
         self.game_id = game_id
         self.clients = clients
         self.spectator = spectator
+        self.tokens = tokens  # by seat, and the spectator's under None
         self.after = {seat: 0 for seat in [*range(5), None]}
         self.seen_events: dict = {seat: [] for seat in [*range(5), None]}
         self.checked = 0
@@ -112,10 +116,10 @@ class LeakScanner:
         """Each viewer's Server-Sent Events stream of the ended deal carries exactly the events his
         polls did (so the stream is redacted as the scanned JSON is), and ends by itself."""
         for seat in [*range(5), None]:
-            client = self.spectator if seat is None else self.clients[seat]
-            response = client.get(f"/api/v1/games/{self.game_id}/events", HTTP_ACCEPT="text/event-stream")
-            assert response.status_code == 200
-            streamed = sse.parse(sse.read_stream(response))
+            path = f"/api/v1/games/{self.game_id}/events"
+            answer = event_server.get(path, token=self.tokens[seat], headers=event_server.STREAM)
+            assert answer.status == 200
+            streamed = sse.parse(answer.body.decode())
             self.check(seat, streamed)
             assert streamed == self.seen_events[seat], seat
 
@@ -137,7 +141,8 @@ def test_no_hidden_information_leaks_in_a_complete_deal(preset, make_table, make
     game_id = setup["game"]
     deals_checked = 0
     for _ in range(4):  # a void deal is dealt again; follow the table to a scored deal
-        scanner = LeakScanner(game_id, setup["clients"], spectator)
+        tokens = {**dict(enumerate(setup["tokens"])), None: spectator_token}
+        scanner = LeakScanner(game_id, setup["clients"], spectator, tokens)
         scanner.poll_events()
         game = play_deal(setup["clients"], game_id, rng, observe=scanner.observe)
         scanner.poll_events()

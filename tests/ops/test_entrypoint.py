@@ -30,8 +30,8 @@ def dry_run(*args: str, **env: str) -> subprocess.CompletedProcess:
     ("role", "command"),
     [
         ("web", "gunicorn --config python:config.gunicorn"),
-        ("worker", "celery -A config worker --loglevel INFO --without-gossip --without-mingle"),
-        ("beat", "celery -A config beat --loglevel INFO --schedule /app/var/celerybeat-schedule"),
+        ("worker", "celery -A config --quiet worker --loglevel INFO --without-gossip --without-mingle"),
+        ("beat", "celery -A config --quiet beat --loglevel INFO --schedule /app/var/celerybeat-schedule"),
         ("migrate", "python manage.py migrate --noinput"),
     ],
 )
@@ -47,7 +47,7 @@ def test_without_a_role_the_container_serves_the_web():
 
 def test_extra_arguments_and_settings_reach_the_command():
     assert dry_run("worker", "--concurrency", "4", LOG_LEVEL="WARNING").stdout.strip() == (
-        "celery -A config worker --loglevel WARNING --without-gossip --without-mingle --concurrency 4"
+        "celery -A config --quiet worker --loglevel WARNING --without-gossip --without-mingle --concurrency 4"
     )
     assert dry_run("beat", VAR_DIR="/data").stdout.strip().endswith("--schedule /data/celerybeat-schedule")
     assert dry_run("manage", "createsuperuser").stdout.strip() == "python manage.py createsuperuser"
