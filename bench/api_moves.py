@@ -399,6 +399,8 @@ def report(args, phases: list[str], benches: list[Bench], env: dict) -> None:
             return
         figures = [
             f"{b.servers.name} {sum(b.median(n) for n in numerators) / b.median(denominator):.2f}"
+            if b.median(denominator) > 0
+            else f"{b.servers.name} n/a (no CPU tick in {denominator}: too few requests)"
             for b in benches
         ]
         print(f"CPU ratio ({' + '.join(numerators)}) / {denominator}: {', '.join(figures)}   goal {goal}")
