@@ -1,17 +1,26 @@
 #!/usr/bin/env python
-"""N tables of five simulated people at human pace, against the production server profile.
+"""N tables of five simulated people at human pace, on today's production roles and on the baseline.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bh_capacity \\
-        .venv/bin/python bench/load_tables.py --tables 50 --seconds 90
+        .venv/bin/python bench/load_tables.py --tables 100 --seconds 60
 
-Starts the `web` role's server (gunicorn with uvicorn workers, `config/gunicorn.py`, production
-settings; `--server uvicorn` for one plain process) on 127.0.0.1 and `--tables` one-deal tables
-with staff `setups`, five users at each. The tables are created and seated evenly over `--stagger`
-seconds (20), each one's players acting at once, as real tables do not all begin in one instant (with
-`--stagger 0` every deal's opening, when four seats answer a window together, falls in the same
-seconds; and a table seated long before its players act would time out first); measuring begins
-`--warmup` seconds after the last one was seated. Every simulated player is what a mobile client
-does:
+Runs the same load twice, one run after the other against the same PostgreSQL database (migrated
+by this checkout), and prints the headline figures side by side (`--against current` or
+`--against baseline` runs one):
+
+* current: this checkout's production roles, `web` (gunicorn gthread, config/gunicorn.py) and
+  `events` (gunicorn with uvicorn workers, config/gunicorn_events.py), production settings, their
+  default worker counts (`--workers`, `--events-workers`). No proxy runs: each request goes to the
+  role deploy/nginx.conf routes its path to (support.EVENT_PATHS), so the figures are the roles' own;
+* baseline: the single-server model at `--baseline` (support.BASELINE_COMMIT, extracted with `git
+  archive`), its config/gunicorn.py (uvicorn workers, every path on one ASGI application).
+
+Each run starts `--tables` one-deal tables with staff `setups`, five users at each. The tables are
+created and seated evenly over `--stagger` seconds (20), each one's players acting at once, as real
+tables do not all begin in one instant (with `--stagger 0` every deal's opening, when four seats
+answer a window together, falls in the same seconds; and a table seated long before its players act
+would time out first); measuring begins `--warmup` seconds after the last one was seated. Every
+simulated player is what a mobile client does:
 
 * it follows its feed, `GET me/events`, where a `your_turn` entry wakes it up, and the game's log,
   `GET games/{id}/events`, to show the others' plays: with `--follow stream` (the default) each as
@@ -31,9 +40,9 @@ plays for it, and the player, seeing its own `trustee` event in the log, takes i
 (`POST games/{id}/trustee {"on": false}`, refused once it is locked) as a returning person does.
 The timer's lateness is printed as the deadline to the timeout event's first arrival at a follower.
 
-The `worker` role runs beside the server (`celery -A config worker -B`, `--worker-concurrency`
-processes; `--no-worker` leaves it out, as runs before 2026-12-01 did), so that timers, trustee chains
-and the sweep take their share of the machine as they do in production; its CPU is printed apart.
+The `worker` role runs beside the servers, from the same tree (`celery -A config worker -B`,
+`--worker-concurrency` processes; `--no-worker` leaves it out), so that timers, trustee chains and
+the sweep take their share of the machine as they do in production; its CPU is printed apart.
 
 A table whose deal ends fetches `games/{id}/final` and starts a new one-deal table with the same
 players, until `--seconds` have passed. Then no new move is sent, and the run is checked: every
@@ -43,10 +52,10 @@ trustee at the time), every ended deal's final view was served, and no client sa
 Printed: moves/s and event polls/s (answered long-polls), move latency p50/p95/p99, wake-up delay
 (the event row's insert, inside the move's transaction, to the answer reaching a waiting client:
 game-log followers and the feed's `your_turn`), errors by kind, the server's CPU per move and per
-request (utime + stime of its processes from /proc, the CPU-time figure to trust on a shared
-machine), the load generator's own CPU share, and the load average before and after.
+request (utime + stime of every server process from /proc, web and events apart; the CPU-time
+figure to trust on a shared machine), the load generator's own CPU share, and the load average.
 
-Redis db `--redis-db` holds the wake-ups and the worker's broker (flushed at the end). The clients
+Redis db `--redis-db` holds the wake-ups and the worker's broker (flushed after each run). The clients
 are aiohttp sessions on uvloop, one per simulated player, as cheap as the generator can be: it
 shares the machine it measures. Loopback only; every loop is bounded by `--seconds` and every
 request by a timeout.
@@ -60,7 +69,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -70,16 +78,21 @@ import aiohttp
 import orjson
 import uvloop
 from support import (  # bench/support.py (found beside this script)
+    BASELINE_COMMIT,
+    ROOT,
+    Servers,
+    baseline_tree,
     ensure_database,
-    free_port,
     machine_speed_ms,
     percentile,
+    process_tree_cpu,
+    spawn,
+    start_baseline,
+    start_current,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TICKS = os.sysconf("SC_CLK_TCK")
 POLL_WAIT = 20
 # A stream sends a comment every EVENTS_SSE_KEEPALIVE (15 s): silence for longer is a dead connection.
 STREAM_TIMEOUT = aiohttp.ClientTimeout(total=None, connect=10, sock_read=45)
@@ -109,29 +122,6 @@ def player_session() -> aiohttp.ClientSession:
     # Each simulated player has its own session and connections, as each phone does.
     connector = aiohttp.TCPConnector(limit=4, keepalive_timeout=KEEPALIVE)
     return aiohttp.ClientSession(connector=connector, timeout=REQUEST_TIMEOUT)
-
-
-def process_tree_cpu(root_pid: int) -> float:
-    """CPU seconds (user + system) of `root_pid` and its live descendants, from /proc."""
-    children: dict[int, list[int]] = defaultdict(list)
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(")", 1)[1].split()
-            children[int(fields[1])].append(int(entry))
-    total, todo = 0.0, [root_pid]
-    while todo:
-        pid = todo.pop()
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / TICKS
-        todo.extend(children.get(pid, []))
-    return total
 
 
 def load_average() -> str:
@@ -173,9 +163,9 @@ class Player:
 
 
 class Run:
-    def __init__(self, args, base: str, client: aiohttp.ClientSession, staff_headers: dict):
+    def __init__(self, args, servers: Servers, client: aiohttp.ClientSession, staff_headers: dict):
         self.args = args
-        self.base = base
+        self.servers = servers
         self.client = client
         self.clients: dict[str, aiohttp.ClientSession] = {}
         self.staff_headers = staff_headers
@@ -196,7 +186,9 @@ class Run:
     async def request(self, kind: str, method: str, url: str, headers: dict, **kwargs) -> Answer | None:
         client = self.clients.get(headers.get("Authorization"), self.client)
         try:
-            async with client.request(method, self.base + url, headers=headers, **kwargs) as answer:
+            async with client.request(
+                method, self.servers.url(url, method), headers=headers, **kwargs
+            ) as answer:
                 response = Answer(answer.status, await answer.read())
         except (aiohttp.ClientError, OSError) as exc:
             if not (kind.startswith("poll") and self.stop.is_set()):
@@ -321,7 +313,7 @@ class Run:
         if last_id:
             headers["Last-Event-ID"] = str(last_id)
         try:
-            async with client.get(self.base + url, headers=headers, timeout=STREAM_TIMEOUT) as response:
+            async with client.get(self.servers.url(url), headers=headers, timeout=STREAM_TIMEOUT) as response:
                 if response.status != 200:
                     self.stats.errors[f"{kind}: {response.status}"] += 1
                     await asyncio.sleep(1)
@@ -571,11 +563,12 @@ def ms(values: list[float]) -> str:
 
 
 async def drive(
-    args, base: str, staff_token: str, tokens: list[tuple[int, str]], server_pid: int, worker_pid: int | None
-) -> None:
+    args, servers: Servers, staff_token: str, tokens: list[tuple[int, str]], worker_pid: int | None
+) -> dict:
+    """One measured run against `servers`: its report printed, its headline figures returned."""
     staff_connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=KEEPALIVE)
     async with aiohttp.ClientSession(connector=staff_connector, timeout=REQUEST_TIMEOUT) as client:
-        run = Run(args, base, client, {"Authorization": f"Bearer {staff_token}"})
+        run = Run(args, servers, client, {"Authorization": f"Bearer {staff_token}"})
         players = [Player(user_id=uid, headers={"Authorization": f"Bearer {tok}"}) for uid, tok in tokens]
         run.clients = {p.headers["Authorization"]: player_session() for p in players}
         tables = [players[i * 5 : (i + 1) * 5] for i in range(args.tables)]
@@ -583,8 +576,7 @@ async def drive(
         feeds = [asyncio.create_task(run.follow_feed(p)) for p in players]
         # Each table is created and seated at its own moment of the stagger, its players acting at
         # once, as a table that fills does: a deal's turn timer runs from its first prompt, so a table
-        # seated long before its players start times out before anyone acts (with every table seated
-        # up front, 200 tables took 23-30 s to seat and the first ones timed out all at once).
+        # seated long before its players start times out before anyone acts.
         slots = [
             asyncio.create_task(run.table_slot(t, delay=i * args.stagger / len(tables)))
             for i, t in enumerate(tables)
@@ -596,10 +588,12 @@ async def drive(
         run.measuring = True
         lag_probe = asyncio.create_task(run.probe_loop_lag())
         load_before = load_average()
-        server_cpu0, own0, wall0 = process_tree_cpu(server_pid), os.times(), time.perf_counter()
+        roles0 = [process_tree_cpu(p.pid) for p in servers.processes]
+        own0, wall0 = os.times(), time.perf_counter()
         worker_cpu0 = process_tree_cpu(worker_pid) if worker_pid else 0.0
         await asyncio.sleep(args.seconds)
-        server_cpu1, own1, wall1 = process_tree_cpu(server_pid), os.times(), time.perf_counter()
+        roles1 = [process_tree_cpu(p.pid) for p in servers.processes]
+        own1, wall1 = os.times(), time.perf_counter()
         worker_cpu1 = process_tree_cpu(worker_pid) if worker_pid else 0.0
         load_after = load_average()
         run.measuring = False
@@ -616,23 +610,20 @@ async def drive(
     wall = wall1 - wall0
     moves = len(stats.move_latency)
     polls = sum(stats.polls.values())
-    server_cpu = server_cpu1 - server_cpu0
+    role_cpu = [after - before for before, after in zip(roles0, roles1, strict=True)]
+    server_cpu = sum(role_cpu)
     own_cpu = (own1.user + own1.system) - (own0.user + own0.system)
     game_delays, feed_delays = await asyncio.to_thread(wake_delays, stats)
     problems = await asyncio.to_thread(check_log, stats)
     total_requests = sum(stats.requests.values())
     print(
-        f"server {args.server} ({args.workers or 'default'} workers), clients follow by {args.follow}, "
-        f"preset {args.preset}, "
+        f"== {servers.name}: clients follow by {args.follow}, preset {args.preset}, "
         f"{args.tables} tables started over {args.stagger:.0f} s, think {args.think}±{args.jitter} s, "
         f"turn timer {args.turn_seconds} s, prompts let pass {args.afk:.0%}, "
         f"worker {'off' if args.no_worker else f'on ({args.worker_concurrency} processes)'}, "
         f"measured {wall:.0f} s"
     )
-    print(
-        f"load average (1/5/15 min) before {load_before}, after {load_after}  "
-        f"(2 cores shared with other engineers' work: every wall-clock figure is inflated)"
-    )
+    print(f"load average (1/5/15 min) before {load_before}, after {load_after}")
     print(
         f"moves: {moves / wall:7.1f}/s   events delivered ({args.follow}): {polls / wall:7.1f}/s "
         f"(game {stats.polls['game']}, feed {stats.polls['feed']})   requests: {total_requests / wall:.1f}/s"
@@ -641,8 +632,11 @@ async def drive(
     print(f"wake-up, game followers: {ms(game_delays)}")
     print(f"wake-up, feed your_turn: {ms(feed_delays)}")
     if moves:
+        split = ""
+        if len(role_cpu) == 2:
+            split = f" (web {role_cpu[0]:.1f} s, events {role_cpu[1]:.1f} s)"
         print(
-            f"server CPU: {server_cpu:.1f} s = {server_cpu / wall * 100:.0f}% of one core; "
+            f"server CPU: {server_cpu:.1f} s{split} = {server_cpu / wall * 100:.0f}% of one core; "
             f"{server_cpu / moves * 1e3:.1f} ms per move (all its requests and pushes: view, logs, feed), "
             f"{server_cpu / max(total_requests, 1) * 1e3:.2f} ms per request"
         )
@@ -651,8 +645,8 @@ async def drive(
         f"({own_cpu / max(total_requests, 1) * 1e3:.2f} ms per request); its event loop's lag "
         f"(included in every latency above): {ms(stats.loop_lag)}"
     )
+    worker_cpu = worker_cpu1 - worker_cpu0
     if worker_pid:
-        worker_cpu = worker_cpu1 - worker_cpu0
         print(f"worker CPU: {worker_cpu:.1f} s = {worker_cpu / wall * 100:.0f}% of one core")
     lateness = [arrived - deadline for deadline, arrived in stats.timeouts.values()]
     if args.afk:
@@ -685,6 +679,19 @@ async def drive(
         print(
             f"verdict: p99 timer lateness {late * 1e3:.0f} ms < 100 ms: {'HOLDS' if late < 0.1 else 'FAILS'}"
         )
+    return {
+        "moves/s": moves / wall,
+        "move p50 ms": percentile(stats.move_latency, 0.5) * 1e3,
+        "move p99 ms": p99 * 1e3,
+        "wake-up p99 ms (game)": percentile(game_delays, 0.99) * 1e3,
+        "server CPU % of a core": server_cpu / wall * 100,
+        "server CPU ms/move": server_cpu / moves * 1e3 if moves else float("nan"),
+        "server CPU ms/request": server_cpu / max(total_requests, 1) * 1e3,
+        "worker CPU ms/move": worker_cpu / moves * 1e3 if moves and worker_pid else float("nan"),
+        "timer lateness p99 ms": percentile(lateness, 0.99) * 1e3,
+        "errors": sum(stats.errors.values()),
+        "log problems": len(problems) + stats.duplicates,
+    }
 
 
 def main() -> None:
@@ -723,12 +730,19 @@ def main() -> None:
     parser.add_argument("--no-worker", action="store_true", help="no Celery worker (timers never fire)")
     parser.add_argument("--worker-concurrency", type=int, default=2)
     parser.add_argument("--preset", default="weihai")
-    parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
     parser.add_argument(
-        "--workers", type=int, default=0, help="gunicorn workers (default: config/gunicorn.py)"
+        "--against",
+        choices=["both", "current", "baseline"],
+        default="both",
+        help="today's roles, the baseline (--baseline), or both one after the other (the default)",
+    )
+    parser.add_argument("--baseline", default=BASELINE_COMMIT, help="commit of the single-server model")
+    parser.add_argument("--workers", type=int, default=0, help="web processes (default: the role's config)")
+    parser.add_argument(
+        "--events-workers", type=int, default=0, help="events processes (default: config/gunicorn_events.py)"
     )
     parser.add_argument(
-        "--pool", type=int, default=None, help="DB_POOL_MAX_SIZE per web worker (default: the role's)"
+        "--pool", type=int, default=None, help="DB_POOL_MAX_SIZE per process (default: the role's)"
     )
     parser.add_argument("--redis-db", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
@@ -755,19 +769,34 @@ def main() -> None:
         "PROMETHEUS_MULTIPROC_DIR": metrics_dir,
         "AUTH_THROTTLE_RATE": "100000/min",
     }
-    if args.workers:
-        env["WEB_CONCURRENCY"] = str(args.workers)
     if args.pool is not None:
         env["DB_POOL_MAX_SIZE"] = str(args.pool)
-    elif args.server == "uvicorn":
-        env["DB_POOL_MAX_SIZE"] = "8"  # what config/gunicorn.py gives each web worker
     os.environ.update(env)
-    python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+    # One database for every run, migrated by this checkout (the baseline's tables are a subset of
+    # its tables: a column added since is nullable).
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
+    )
 
     import django
 
     django.setup()
+
+    targets = ["current", "baseline"] if args.against == "both" else [args.against]
+    if "baseline" in targets:
+        baseline_tree(args.baseline)  # extracted before any server starts
+    figures = {}
+    for target in targets:
+        figures[target] = run_once(args, target, env, metrics_dir, redis_url)
+    if len(figures) == 2:
+        print("== side by side (one run after the other; current = web gthread + events roles, the client")
+        print(f"   routing by path as deploy/nginx.conf does; baseline = commit {args.baseline}, one server)")
+        print(f"{'':<26}{'current':>12}{'baseline':>12}")
+        for name in figures["current"]:
+            print(f"{name:<26}{figures['current'][name]:12.1f}{figures['baseline'][name]:12.1f}")
+
+
+def run_once(args, target: str, env: dict, metrics_dir: str, redis_url: str) -> dict:
     from accounts.models import User
     from accounts.services import token_create
     from games.models import Game, GameStatus
@@ -775,77 +804,52 @@ def main() -> None:
     # Deals an earlier run left running (its clients stopped mid-deal): this run's worker would sweep
     # and auto-play them all, on this run's clock.
     Game.objects.filter(status=GameStatus.RUNNING).update(status=GameStatus.ABORTED, deadline=None)
-
-    port = free_port()
-    if args.server == "gunicorn":
-        command = [python, "-m", "gunicorn", "--config", "python:config.gunicorn"]
-        env["WEB_BIND"] = f"127.0.0.1:{port}"
+    if target == "current":
+        servers = start_current(env, web_workers=args.workers, events_workers=args.events_workers)
+        tree = ROOT
     else:
-        command = [
-            python,
-            "-m",
-            "uvicorn",
-            "config.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ]
-    log = open(Path(tempfile.gettempdir()) / f"bh-load-server-{port}.log", "w")  # noqa: SIM115
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        servers = start_baseline(env, server="gunicorn", web_workers=args.workers, commit=args.baseline)
+        tree = baseline_tree(args.baseline)
     worker = None
+    log = open(servers.log.with_suffix(".worker.log"), "w")  # noqa: SIM115 - until the worker stops
     if not args.no_worker:
-        # The worker role as the production entrypoint runs it, with an embedded beat (the sweep).
-        worker = subprocess.Popen(
+        # The worker role as the production entrypoint runs it, with an embedded beat (the sweep),
+        # from the same tree as the servers.
+        worker = spawn(
             [
-                python, "-m", "celery", "-A", "config", "worker", "-B",
-                "-s", str(Path(metrics_dir) / "beat-schedule"),
+                sys.executable, "-m", "celery", "-A", "config", "worker", "-B",
+                "-s", str(Path(metrics_dir) / f"beat-schedule-{target}"),
                 f"--concurrency={args.worker_concurrency}",
                 "--without-gossip", "--without-mingle", "--loglevel=WARNING",
             ],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            tree, env, log,
         )  # fmt: skip
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        servers.wait_ready()
         stamp = f"{int(time.time())}{random.randrange(1000)}"
         staff = User.objects.create_user(username=f"load-staff-{stamp}", password="x" * 12, is_staff=True)
         users = User.objects.bulk_create([User(username=f"load-{stamp}-{i}") for i in range(args.tables * 5)])
         tokens = [(user.pk, token_create(user=user)) for user in users]
         speed_before = machine_speed_ms()
         # uvloop, as the server uses: the generator's own event loop is part of every latency it measures.
-        uvloop.run(
-            drive(
-                args,
-                f"http://127.0.0.1:{port}/api/v1",
-                token_create(user=staff),
-                tokens,
-                server.pid,
-                worker.pid if worker else None,
-            )
+        figures = uvloop.run(
+            drive(args, servers, token_create(user=staff), tokens, worker.pid if worker else None)
         )
         print(
             f"machine speed (support.machine_speed_ms, lower is faster): {speed_before:.1f} ms before "
             f"the run, {machine_speed_ms():.1f} ms after"
         )
-        print(f"server log: {log.name}")
+        print(f"server log: {servers.log}")
+        return figures
     finally:
-        server.terminate()
+        servers.stop()
         if worker is not None:
             worker.terminate()
             worker.wait(timeout=30)
-        server.wait(timeout=30)
         log.close()
         import redis
 
-        # The deadline tasks of the run's deals, which no worker will run.
+        # The deadline tasks of the run's deals, which no worker will run; the index is the bench's.
         redis.Redis.from_url(redis_url).flushdb()
 
 

@@ -1,10 +1,20 @@
 """What the bench scripts share: a free loopback port, their own PostgreSQL database, percentiles,
-and a measure of how fast the machine is at the time.
+a measure of how fast the machine is at the time, the CPU time of a process tree, and the servers
+they measure: today's two roles, or the baseline (the single-server model, run from its commit).
 
 The scripts run as `python bench/<name>.py`, so this module is found next to them.
 """
 
+import os
+import re
 import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import defaultdict
+from pathlib import Path
 
 
 def free_port() -> int:
@@ -39,7 +49,6 @@ def machine_speed_ms() -> float:
     its neighbours are busy (28–64 ms for this on 2026-12-02, flapping within seconds), so
     CPU-per-request figures from different hours are comparable only next to this figure from the
     same run (bench/README.md "Machine speed")."""
-    import time
 
     def work() -> int:
         total = 0
@@ -54,3 +63,140 @@ def machine_speed_ms() -> float:
         work()
         best = min(best, time.process_time() - started)
     return best * 1e3
+
+
+# The servers a bench measures: today's two roles, or the baseline.
+
+ROOT = Path(__file__).resolve().parent.parent
+TICKS = os.sysconf("SC_CLK_TCK")
+# The last commit of the single-server model (one ASGI application for every request, with its
+# "lanes" around Django), before the web and events roles. The scripts measure it in the same run.
+BASELINE_COMMIT = "b16a8f7"
+# The paths deploy/nginx.conf sends to the `events` role when the method is GET or HEAD.
+EVENT_PATHS = re.compile(r"^/api/v1/(?:(?:games|tables)/\d+/events|me/events|matchmaking/tickets/\d+)/?$")
+
+
+def process_tree_cpu(root_pid: int) -> float:
+    """CPU seconds (user + system) of `root_pid` and its live descendants, from /proc."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children[int(stat.rsplit(")", 1)[1].split()[1])].append(int(entry))
+    total, todo = 0.0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / TICKS
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def baseline_tree(commit: str = BASELINE_COMMIT) -> Path:
+    """The repository at `commit`, extracted once under the temporary directory (git archive)."""
+    tree = Path(tempfile.gettempdir()) / f"bh-baseline-{commit}"
+    if not (tree / "manage.py").exists():
+        partial = Path(tempfile.mkdtemp(prefix=f"bh-baseline-{commit}-"))
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(partial)], input=archive, check=True)
+        try:
+            partial.rename(tree)
+        except OSError:  # another run extracted it meanwhile
+            pass
+    return tree
+
+
+class Servers:
+    """One measured server set: its processes, and the URL of a path as the proxy routes it.
+
+    The bench client routes by path itself, as deploy/nginx.conf does (`EVENT_PATHS` to the events
+    role, the rest to web): no proxy process stands between, so the figures are the roles' own."""
+
+    def __init__(self, name: str, web: str, events: str, processes: list[subprocess.Popen], log: Path):
+        self.name, self.web, self.events, self.processes, self.log = name, web, events, processes, log
+
+    def url(self, path: str, method: str = "GET") -> str:
+        """`path` from /api/v1/ on, e.g. "/games/3/events"."""
+        full = "/api/v1" + path
+        role = self.events if method in ("GET", "HEAD") and EVENT_PATHS.match(full) else self.web
+        return role + full
+
+    def cpu(self) -> float:
+        return sum(process_tree_cpu(p.pid) for p in self.processes)
+
+    def wait_ready(self, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        for base in {self.web, self.events}:
+            while True:
+                try:
+                    urllib.request.urlopen(f"{base}/healthz", timeout=5).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or any(p.poll() is not None for p in self.processes):
+                        sys.exit(f"{self.name} did not start; its log: {self.log}")
+                    time.sleep(0.2)
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def spawn(command: list[str], tree: Path, env: dict, log) -> subprocess.Popen:
+    # The tree's own code first on the path: the venv's installed project is another checkout.
+    env = {**env, "PYTHONPATH": str(tree)}
+    return subprocess.Popen(command, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def start_current(env: dict, *, web_workers: int = 0, events_workers: int = 0) -> Servers:
+    """Today's production roles from this checkout: `web` (gunicorn gthread, config/gunicorn.py)
+    and `events` (gunicorn with uvicorn workers, config/gunicorn_events.py), each with its defaults
+    unless a worker count is given."""
+    web_port, events_port = free_port(), free_port()
+    env = {**env, "WEB_BIND": f"127.0.0.1:{web_port}", "EVENTS_BIND": f"127.0.0.1:{events_port}"}
+    if web_workers:
+        env["WEB_CONCURRENCY"] = str(web_workers)
+    if events_workers:
+        env["EVENTS_CONCURRENCY"] = str(events_workers)
+    log_path = Path(tempfile.gettempdir()) / f"bh-bench-current-{web_port}.log"
+    log = open(log_path, "w")  # noqa: SIM115 - the children write to it until stop()
+    gunicorn = [sys.executable, "-m", "gunicorn", "--config"]
+    processes = [
+        spawn([*gunicorn, "python:config.gunicorn"], ROOT, env, log),
+        spawn([*gunicorn, "python:config.gunicorn_events"], ROOT, env, log),
+    ]
+    web, events = f"http://127.0.0.1:{web_port}", f"http://127.0.0.1:{events_port}"
+    return Servers("current", web, events, processes, log_path)
+
+
+def start_baseline(env: dict, *, server: str, web_workers: int = 0, commit: str = BASELINE_COMMIT) -> Servers:
+    """The single-server model at `commit`: every path on one ASGI application, as its benches ran
+    it, `server` "uvicorn" (one process) or "gunicorn" (its config/gunicorn.py: uvicorn workers)."""
+    tree = baseline_tree(commit)
+    port = free_port()
+    log_path = Path(tempfile.gettempdir()) / f"bh-bench-baseline-{port}.log"
+    log = open(log_path, "w")  # noqa: SIM115 - the children write to it until stop()
+    if server == "uvicorn":
+        command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+                   "--port", str(port), "--no-access-log", "--log-level", "warning"]  # fmt: skip
+        env = {**env, "DB_POOL_MAX_SIZE": env.get("DB_POOL_MAX_SIZE", "8")}
+    else:
+        command = [sys.executable, "-m", "gunicorn", "--config", "python:config.gunicorn"]
+        env = {**env, "WEB_BIND": f"127.0.0.1:{port}"}
+        if web_workers:
+            env["WEB_CONCURRENCY"] = str(web_workers)
+    base = f"http://127.0.0.1:{port}"
+    return Servers(f"baseline {commit}", base, base, [spawn(command, tree, env, log)], log_path)

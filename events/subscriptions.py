@@ -87,12 +87,12 @@ class _Hub:
     """One Redis pub/sub connection per event loop (per web worker), shared by every waiter in it.
 
     A connection per waiting long-poll made each woken client cost a TCP connect, a SUBSCRIBE and a
-    close (docs/scaling.md: what breaks first in Redis). Here a reader task owns the connection and
-    sets the events of a channel's waiters when a message comes. A channel stays subscribed for
-    LINGER_SECONDS after its last waiter leaves: a client comes back with its next long-poll at once,
-    and a SUBSCRIBE and an UNSUBSCRIBE per long-poll were a tenth of a web worker's CPU under load
-    (docs/scaling.md). If the connection fails, every waiter is woken (they re-read the database)
-    and the next waiter connects again.
+    close (docs/scaling.md "What breaks first, and what to change then"). Here a reader task owns
+    the connection and sets the events of a channel's waiters when a message comes. A channel stays
+    subscribed for LINGER_SECONDS after its last waiter leaves: a client comes back with its next
+    long-poll at once, and a SUBSCRIBE and an UNSUBSCRIBE per long-poll were a tenth of a web
+    worker's CPU under load. If the connection fails, every waiter is woken (they re-read the
+    database) and the next waiter connects again.
     """
 
     CONFIRM_SECONDS = 1.0
@@ -119,7 +119,8 @@ class _Hub:
         The channels asked for while a SUBSCRIBE is being sent go together in the next one, and
         nothing waits on a lock: when a thousand clients opened their streams at once, each
         subscription held a lock across its own round trip, so the last waited for all the others
-        in turn, a turn of a busy event loop each, for up to 48 s (docs/scaling.md, ninth session)."""
+        in turn, a turn of a busy event loop each, for up to 48 s (docs/scaling.md "What breaks
+        first, and what to change then")."""
         woken = inbox or _Inbox()
         if self._pubsub is None:
             import redis.asyncio as aioredis
