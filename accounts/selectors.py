@@ -28,20 +28,6 @@ def token_ttl() -> timedelta:
     return timedelta(days=settings.TOKEN_TTL_DAYS)
 
 
-def token_get_cached(*, key: str) -> AuthToken | None:
-    """The token with this key if the token cache holds it and it may be used as is: unexpired, its
-    user active and under no ban when it was looked up, and no sliding-expiry write due. None means
-    "ask token_get_active" (the game log's fast lane then leaves the request to DRF), never "no such
-    token". No query."""
-    now = timezone.now()
-    token = token_cache.cached(key_hash=AuthToken.hash_key(key))
-    if token is None or token.expires_at <= now or _token_use_due(token, now):
-        return None
-    if not token.user.is_active or getattr(token.user, "active_ban_id", "unknown") is not None:
-        return None
-    return token
-
-
 def token_get_active(*, key: str) -> AuthToken | None:
     """The unrevoked, unexpired token with this key. Using a token extends it to TOKEN_TTL_DAYS from
     now (sliding expiry); the row is written at most once per tenth of the TTL (at most daily), not

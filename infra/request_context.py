@@ -133,7 +133,7 @@ def _log_access(request: Any, response: Any, started: float) -> None:
 
 
 def log_access(*, method: str, path: str, route: str, status: int, started: float) -> None:
-    """The access line of a request (also written by the logs' fast lane, config/log_fast_lane.py)."""
+    """One request's access line: Django's (the middleware below), the event server's (events/context.py)."""
     if not access_logger.isEnabledFor(logging.INFO):
         return
     # The path without its query string: the route's parameters are enough to find the request.
@@ -153,7 +153,7 @@ def log_access(*, method: str, path: str, route: str, status: int, started: floa
 
 
 def bind_request(*, request_id: str, ids: dict[str, int]) -> contextvars.Token:
-    """The log context of a request served outside Django (config/log_fast_lane.py)."""
+    """The log context of a request served outside Django: the event server's (events/context.py)."""
     return _current.set(Context(request_id=request_id, ids=ids))
 
 

@@ -85,11 +85,10 @@ def database_config() -> dict:
         config = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
         pool_size = int(os.environ.get("DB_POOL_MAX_SIZE", "0"))
         if pool_size and config["ENGINE"].endswith("postgresql"):
-            # Under ASGI every request runs in a thread of its own, so persistent connections do not
-            # carry over; a pool (psycopg_pool, Django >= 5.1) saves a connection setup per request.
-            # Django's pool tests each connection it hands out (psycopg_pool's check_connection), so
-            # after the database restarted the pool replaces its dead connections instead of failing
-            # requests.
+            # A pool (psycopg_pool, Django >= 5.1) per process saves a connection setup per request,
+            # whichever thread serves it. A connection that broke (the database restarted) is thrown
+            # away when its request fails with it, and the pool opens new ones for the next requests
+            # (tests/faults: the first requests after PostgreSQL returns succeed).
             config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
         return config
     # SQLite ignores select_for_update, so every transaction takes the write lock up front instead
