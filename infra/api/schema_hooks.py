@@ -2,8 +2,8 @@
 operation of the schema states, so that strict validators, linters and client generators read the
 API as the server enforces it (tests/contract/test_strict_schema.py runs them):
 
-- a summary (the one-line name generators and docs show), from SUMMARIES: a new operation without
-  one fails the schema's generation;
+- a summary (the one-line name generators and docs show): the view's `extend_schema(summary=...)`,
+  else SUMMARIES; a new operation with neither fails the schema's generation;
 - `security: []` on the operations that take no credentials (signing in, registering);
 - request bodies refuse undeclared keys (`additionalProperties: false`), as
   infra/api/serializers.py `StrictInputSerializer` does;
@@ -77,11 +77,11 @@ def complete_operations(result, generator, request, public):
             operation = item.get(method)
             if operation is None:
                 continue
-            summary = SUMMARIES.get(operation["operationId"])
+            summary = operation.get("summary") or SUMMARIES.get(operation["operationId"])
             if summary is None:
                 missing.append(f"{method.upper()} {path} ({operation['operationId']})")
             else:
-                operation.setdefault("summary", summary)
+                operation["summary"] = summary
             # drf-spectacular leaves `security` out where a view has no authentication classes,
             # which a reader takes as "the document's default"; this API has none: say "nothing".
             operation.setdefault("security", [])
@@ -92,7 +92,10 @@ def complete_operations(result, generator, request, public):
             for media in body.values():
                 _close(media.get("schema", {}), schemas, seen=set())
     if missing:
-        raise ValueError(f"operations without a summary in infra/api/schema_hooks.py: {missing}")
+        raise ValueError(
+            f"operations without a summary: {missing}; give one in infra/api/schema_hooks.py "
+            "SUMMARIES or as extend_schema(summary=...)"
+        )
     return result
 
 
