@@ -16,7 +16,13 @@ from accounts import feed
 from accounts.models import SanctionKind
 from games.view_serializers import GameActionOutputSerializer
 from infra.api.errors import ErrorCode
-from infra.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses, type_field
+from infra.api.schema import (
+    LAST_EVENT_ID_PARAMETER,
+    LONG_POLL_PARAMETERS,
+    error_responses,
+    event_stream,
+    type_field,
+)
 from infra.api.serializers import LongPollQueryInputSerializer
 
 FEED_PAGE = 200
@@ -99,9 +105,11 @@ class MeEventsApi(APIView):
 
     @extend_schema(
         operation_id="me_events",
+        extensions=event_stream("FeedEvent"),
         tags=["auth"],
         parameters=[
             *LONG_POLL_PARAMETERS,
+            LAST_EVENT_ID_PARAMETER,
         ],
         description=(
             "Everything addressed to you, in order: `ticket_matched`, `deal_started`, `your_turn`, "
@@ -112,7 +120,6 @@ class MeEventsApi(APIView):
         ),
         responses={
             200: FeedOutputSerializer,
-            **EVENT_STREAM_RESPONSE,
             **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
         },
         examples=[

@@ -14,7 +14,7 @@ from games.view_serializers import (
     GameViewOutputSerializer,
 )
 from infra.api.errors import ApiError, ErrorCode
-from infra.api.schema import EVENT_STREAM_RESPONSE, LONG_POLL_PARAMETERS, error_responses
+from infra.api.schema import LAST_EVENT_ID_PARAMETER, LONG_POLL_PARAMETERS, error_responses, event_stream
 from infra.api.serializers import StrictInputSerializer
 
 # Which action types carry `cards` / `card` (the engine's Action constructors): any other type given a
@@ -196,7 +196,8 @@ class GameActionApi(APIView):
             _GAME_ID,
             OpenApiParameter(
                 "Idempotency-Key",
-                OpenApiTypes.STR,
+                # The length the view checks (GameActionApi.post).
+                {"type": "string", "minLength": 1, "maxLength": 255},
                 OpenApiParameter.HEADER,
                 required=False,
                 description=(
@@ -287,6 +288,7 @@ class GameEventsApi(APIView):
 
     @extend_schema(
         operation_id="game_events",
+        extensions=event_stream("GameEvent"),
         tags=["games"],
         description=(
             "The deal's log after `after`, redacted for you; with `wait` a long-poll. With "
@@ -299,10 +301,10 @@ class GameEventsApi(APIView):
         parameters=[
             _GAME_ID,
             *LONG_POLL_PARAMETERS,
+            LAST_EVENT_ID_PARAMETER,
         ],
         responses={
             200: GameEventsOutputSerializer,
-            **EVENT_STREAM_RESPONSE,
             **error_responses(
                 ErrorCode.INVALID_REQUEST,
                 ErrorCode.NOT_AUTHENTICATED,

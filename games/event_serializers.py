@@ -1,8 +1,10 @@
 """Every game event as a declared shape: a union discriminated on `type` (docs/client-guide.md "Events").
 
 One serializer per event type the engine (games/engine: windows, tricks, selection, deal, exchanges,
-settle) and the services (games/actions.py, games/services.py, games/bench.py) write. Each has its
-`seq`; an event kept to some seats carries `private_to` and reaches only them.
+settle) and the services (games/actions.py, games/services.py) write. Each has its `seq`; an event
+kept to some seats carries `private_to` and reaches only them. The `bench` event of the benchmark
+endpoints (games/bench.py, mounted only with BENCH_ENDPOINTS, never in production) is no part of the
+public union.
 """
 
 from drf_spectacular.utils import PolymorphicProxySerializer
@@ -208,7 +210,6 @@ GAME_EVENTS: dict[str, type[serializers.Serializer]] = {
         ),
         _event("timeout", "A prompt timed out; the timer acted.", deadline=serializers.CharField()),
         _event("aborted", "A moderator ended the deal, unscored.", reason=serializers.CharField()),
-        _event("bench", "Benchmark endpoints only (off in production).", seat=serializers.IntegerField()),
     )
 }
 GAME_EVENT_TYPES = tuple(GAME_EVENTS)

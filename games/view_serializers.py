@@ -58,7 +58,7 @@ class SeatActionField(serializers.JSONField):
     pass
 
 
-@extend_schema_field({"type": "integer", "enum": [6], "nullable": True})
+@extend_schema_field({"type": ["integer", "null"], "enum": [6, None]})
 class MustLastField(serializers.JSONField):
     """`must_last`: 6 or null. Not `allow_null`, which would render a missing key as null when tables
     and tickets render their options through this serializer."""

@@ -29,8 +29,9 @@ class TicketCreateInputSerializer(StrictInputSerializer):
     )
     party = serializers.RegexField(
         r"^[A-Za-z0-9_-]{1,16}$",
+        # No default: the empty code is no valid value, and a declared default must be one (absent
+        # means no party: tickets.ticket_create).
         required=False,
-        default="",
         help_text="Friends who send the same code sit at one table (at most four; always unrated).",
     )
 

@@ -1,7 +1,7 @@
 """Webhook endpoints (docs/integrations.md): register, list, delete, see deliveries, redeliver."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,8 +16,17 @@ _WEBHOOK_ID = OpenApiParameter("webhook_id", OpenApiTypes.INT, OpenApiParameter.
 _DELIVERY_ID = OpenApiParameter("delivery_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
 
+@extend_schema_field(
+    # The scheme as accounts/webhooks/sender.py `target_check` reads it (urlsplit lowers its case);
+    # only WEBHOOK_ALLOW_PRIVATE (a local receiver, never production) also allows http.
+    {"type": "string", "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]://"}
+)
+class WebhookUrlField(serializers.CharField):
+    pass
+
+
 class WebhookCreateInputSerializer(StrictInputSerializer):
-    url = serializers.CharField(max_length=2000, help_text="https, to a public address.")
+    url = WebhookUrlField(max_length=2000, help_text="https, to a public address.")
     events = serializers.ListField(child=serializers.ChoiceField(choices=WebhookEvent.choices), min_length=1)
 
 

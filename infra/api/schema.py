@@ -1,23 +1,48 @@
 """OpenAPI pieces shared by every endpoint: the error body and its documented responses."""
 
-from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from infra.api.errors import ErrorCode, status_for_code
 
-# The two query parameters of every log a client follows by long-poll (infra/api/long_poll.py).
+# The two query parameters of every log a client follows by long-poll (infra/api/serializers.py
+# LongPollQueryInputSerializer refuses negatives).
 LONG_POLL_PARAMETERS = [
-    OpenApiParameter("after", OpenApiTypes.INT, description="Entries with a larger seq (default 0)."),
     OpenApiParameter(
-        "wait", OpenApiTypes.NUMBER, description="Seconds to wait when there are none yet; clamped to 30."
+        "after",
+        {"type": "integer", "minimum": 0},
+        description="Entries with a larger seq (default 0).",
+    ),
+    OpenApiParameter(
+        "wait",
+        {"type": "number", "minimum": 0},
+        description="Seconds to wait when there are none yet; clamped to 30.",
     ),
 ]
 
-# The stream form of a followed log (`Accept: text/event-stream`, infra/api/sse.py), declared beside
-# its JSON answer so that a client generator sees both media types of the 200 (the operations'
-# descriptions and docs/client-guide.md say what the stream's lines are).
-EVENT_STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiTypes.STR}
+# A stream that reconnects names the last entry it got (events/app.py); it stands for `after`.
+LAST_EVENT_ID_PARAMETER = OpenApiParameter(
+    "Last-Event-ID",
+    {"type": "string", "pattern": "^[0-9]{1,18}$"},
+    OpenApiParameter.HEADER,
+    description="With `Accept: text/event-stream`: the `id` of the last event received; replaces `after`.",
+)
+
+
+def event_stream(item_component: str) -> dict:
+    """The stream form of a followed log (`Accept: text/event-stream`, events/streams.py), as the
+    operation's `x-event-stream` extension. Not a second media type of the 200: a generated client
+    would type that body `object | string` and lose the JSON answer's type. The shape follows
+    OpenAPI 3.2's `itemSchema`: each event's `data` is one `item_component`, its `id` the seq."""
+    return {
+        "x-event-stream": {
+            "mediaType": "text/event-stream",
+            "requestHeader": "Accept: text/event-stream",
+            "itemSchema": {"$ref": f"#/components/schemas/{item_component}"},
+            "fields": {"id": "seq", "event": "type", "data": f"one {item_component} as JSON"},
+        }
+    }
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -39,6 +64,7 @@ _EXTRAS = {
     ErrorCode.BANNED: {"expires_at": "2026-12-24T00:00:00Z", "kind": "ban"},
     ErrorCode.THROTTLED: {"retry_after": 60},
     ErrorCode.MISSING_SCOPE: {"scope": "play"},
+    ErrorCode.SERVICE_UNAVAILABLE: {"retry_after": 1},
 }
 
 
@@ -69,13 +95,17 @@ def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiRespon
 
     An endpoint that needs a signed-in user (it lists `not_authenticated`) also answers `403 banned`
     to a banned one (accounts/permissions.py), unless it is one of those a ban leaves open
-    (`banned=False`), and `403 missing_scope` to a token without the endpoint's scope.
+    (`banned=False`), and `403 missing_scope` to a token without the endpoint's scope. Every
+    endpoint may answer `503 service_unavailable`.
     """
     if banned and ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.BANNED not in codes:
         codes = (*codes, ErrorCode.BANNED)
     # A token without the endpoint's scope (infra/api/endpoint_scopes.py) is refused the same way.
     if ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.MISSING_SCOPE not in codes:
         codes = (*codes, ErrorCode.MISSING_SCOPE)
+    # Any request may find the database unreachable or every connection busy (infra/api/busy.py).
+    if ErrorCode.SERVICE_UNAVAILABLE not in codes:
+        codes = (*codes, ErrorCode.SERVICE_UNAVAILABLE)
     by_status: dict[int, list[str]] = {}
     for code in codes:
         by_status.setdefault(status_for_code(code), []).append(code)
@@ -111,3 +141,18 @@ def type_field(value: str) -> serializers.Field:
         pass
 
     return EventTypeField()
+
+
+class ApiAutoSchema(AutoSchema):
+    """Component names without the serializers' `Input`/`Output` (`TableCreateInputSerializer` ->
+    `TableCreateRequest`, `TableDetailOutputSerializer` -> `TableDetail`): that suffix says which way
+    a serializer reads in this code, which COMPONENT_SPLIT_REQUEST's `Request` says to a client. Two
+    serializers left with one name would be a generation warning, which scripts/schema refuses."""
+
+    def get_serializer_name(self, serializer, direction):
+        # The documented override point: drf-spectacular strips a `Serializer` suffix after it.
+        name = super().get_serializer_name(serializer, direction)
+        for suffix in ("InputSerializer", "OutputSerializer"):
+            if name.endswith(suffix) and len(name) > len(suffix):
+                return name.removesuffix(suffix)
+        return name

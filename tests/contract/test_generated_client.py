@@ -25,7 +25,7 @@ class GeneratedPlayer:
         auth_guest = _module("api.auth.auth_guest")
         client_module = _module("client")
         guest = auth_guest.sync(client=client_module.Client(base_url=base_url))
-        assert type(guest).__name__ == "AuthUserTokenOutput", guest
+        assert type(guest).__name__ == "AuthUserToken", guest
         self.user_id = guest.user.id
         self.client = client_module.AuthenticatedClient(base_url=base_url, token=guest.token)
 
@@ -60,17 +60,17 @@ def test_a_generated_client_plays_a_full_deal(live_server, tmp_path):
     players = [GeneratedPlayer(live_server.url) for _ in range(5)]
     table = players[0].call(
         "tables.table_create",
-        body=_body("TableCreateInputRequest", {"preset": "weihai"}),
-        expect="TableDetailOutput",
+        body=_body("TableCreateRequest", {"preset": "weihai"}),
+        expect="TableDetail",
     )
     for seat, player in enumerate(players):
         player.call(
             "tables.table_join",
             table.id,
-            body=_body("TableJoinInputRequest", {"seat": seat}),
-            expect="TableDetailOutput",
+            body=_body("TableJoinRequest", {"seat": seat}),
+            expect="TableDetail",
         )
-    started = [e for e in _events(players[0], "tables.table_events", "TableEventsOutput", table.id)]
+    started = [e for e in _events(players[0], "tables.table_events", "TableEvents", table.id)]
     deal_started = [e for e in started if type(e).__name__ == "DealStartedEvent"]
     assert len(deal_started) == 1
     game_id = deal_started[0].game
@@ -92,7 +92,7 @@ def test_a_generated_client_plays_a_full_deal(live_server, tmp_path):
             after = players[seat].call(
                 "games.game_action",
                 game_id,
-                body=_body("GameActionInputRequest", {**action.to_dict(), "expected_version": view.version}),
+                body=_body("GameActionRequest", {**action.to_dict(), "expected_version": view.version}),
                 expect="GameView",
             )
             assert after.version == view.version + 1
@@ -100,16 +100,16 @@ def test_a_generated_client_plays_a_full_deal(live_server, tmp_path):
             raise AssertionError("the deal did not end")
         final = players[0].call("games.game_final", game_id, expect="GameFinal")
         assert len(final.hands) == 5 and len(final.scores) == 5 and sum(final.scores) == 0
-        events = _events(players[1], "games.game_events", "GameEventsOutput", game_id)
+        events = _events(players[1], "games.game_events", "GameEvents", game_id)
         kinds = {type(event).__name__ for event in events}
         if not final.void:
             assert {"PlayEvent", "PassEvent", "DealOverEvent"} <= kinds
             break
-        table_log = _events(players[0], "tables.table_events", "TableEventsOutput", table.id)
+        table_log = _events(players[0], "tables.table_events", "TableEvents", table.id)
         game_id = [e for e in table_log if type(e).__name__ == "DealStartedEvent"][-1].game
     else:
         raise AssertionError("no scored deal in four")
-    feed = _events(players[2], "auth.me_events", "FeedOutput")
+    feed = _events(players[2], "auth.me_events", "Feed")
     assert any(type(e).__name__ == "FeedDealStartedEvent" and e.game == game_id for e in feed)
-    active = players[3].call("matchmaking.me_active", expect="MeActiveOutput")
+    active = players[3].call("matchmaking.me_active", expect="MeActive")
     assert active is not None
