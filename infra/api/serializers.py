@@ -1,5 +1,7 @@
 from rest_framework import serializers
 
+from infra.api.converters import MAX_ID
+
 
 class StrictInputSerializer(serializers.Serializer):
     """Unknown fields are refused: `400 invalid_request` with `extra.fields.<name>: ["Unknown field."]`."""
@@ -23,5 +25,5 @@ def refuse_body_fields(request) -> None:
 class LongPollQueryInputSerializer(StrictInputSerializer):
     """`?after=&wait=` of a log followed by long-poll (the event server clamps the wait: events/logs.py)."""
 
-    after = serializers.IntegerField(min_value=0, required=False, default=0)
+    after = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, default=0)
     wait = serializers.FloatField(min_value=0, required=False, default=0)
