@@ -2,6 +2,7 @@ from django.urls import path
 
 from accounts import apis, bot_apis, feed_apis, token_apis
 from accounts.webhooks import apis as webhook_apis
+from infra.api import converters  # noqa: F401 - registers <id:...> and <seat:...>
 
 urlpatterns = [
     path("auth/register", apis.AuthRegisterApi.as_view(), name="auth-register"),
@@ -10,16 +11,16 @@ urlpatterns = [
     path("auth/logout", apis.AuthLogoutApi.as_view(), name="auth-logout"),
     path("auth/logout-all", apis.AuthLogoutAllApi.as_view(), name="auth-logout-all"),
     path("auth/tokens", token_apis.AuthTokensApi.as_view(), name="auth-tokens"),
-    path("auth/tokens/<int:token_id>", token_apis.AuthTokenDetailApi.as_view(), name="auth-token-detail"),
+    path("auth/tokens/<id:token_id>", token_apis.AuthTokenDetailApi.as_view(), name="auth-token-detail"),
     path("webhooks", webhook_apis.WebhooksApi.as_view(), name="webhooks"),
-    path("webhooks/<int:webhook_id>", webhook_apis.WebhookDetailApi.as_view(), name="webhook-detail"),
+    path("webhooks/<id:webhook_id>", webhook_apis.WebhookDetailApi.as_view(), name="webhook-detail"),
     path(
-        "webhooks/<int:webhook_id>/deliveries",
+        "webhooks/<id:webhook_id>/deliveries",
         webhook_apis.WebhookDeliveriesApi.as_view(),
         name="webhook-deliveries",
     ),
     path(
-        "webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver",
+        "webhooks/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver",
         webhook_apis.WebhookRedeliverApi.as_view(),
         name="webhook-redeliver",
     ),
@@ -28,5 +29,5 @@ urlpatterns = [
     path("me/restrictions", apis.MeRestrictionsApi.as_view(), name="me-restrictions"),
     path("me/events", feed_apis.MeEventsApi.as_view(), name="me-events"),
     path("ratings/leaderboard", apis.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
-    path("users/<int:user_id>/ratings", apis.UserRatingsApi.as_view(), name="user-ratings"),
+    path("users/<id:user_id>/ratings", apis.UserRatingsApi.as_view(), name="user-ratings"),
 ]

@@ -2,10 +2,10 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
-from oauth2_provider import urls as oauth_urls
 
 from accounts.oauth_login import OAuthLoginView
 from infra import health, metrics_view
+from infra.api import converters  # noqa: F401 - registers <id:...> and <seat:...>
 
 # Games first: a move and a log read are most of the traffic, and Django tries the patterns in
 # order (no two apps' patterns match the same path, so the order changes nothing else).
@@ -19,14 +19,13 @@ api_v1 = [
 if settings.BENCH_ENDPOINTS:
     from games.bench import BenchBareMoveApi
 
-    api_v1.append(path("_bench/bare/<int:game_id>", BenchBareMoveApi.as_view(), name="bench-bare"))
+    api_v1.append(path("_bench/bare/<id:game_id>", BenchBareMoveApi.as_view(), name="bench-bare"))
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # OAuth 2 for third-party apps (django-oauth-toolkit): authorize (the consent page), token, revoke.
     path("o/login/", OAuthLoginView.as_view(), name="oauth-login"),
-    # Only the OAuth endpoints and application management: no OIDC, no dynamic client registration.
-    path("o/", include((oauth_urls.base_urlpatterns + oauth_urls.management_urlpatterns, "oauth2_provider"))),
+    path("o/", include("accounts.oauth_urls")),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files: no CDN, so they work offline.

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.http import QueryDict
 from rest_framework import exceptions
 from starlette.applications import Starlette
+from starlette.convertors import IntegerConvertor, register_url_convertor
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -30,10 +31,20 @@ from events.streams import follow
 from events.threads import in_thread
 from events.waiting import wait_for_change
 from infra import health, wakeups
+from infra.api.converters import MAX_ID, id_in_range
 from infra.api.errors import ApiError, ErrorCode
 
-# Ids are 64-bit signed integers in the database; a larger one names nothing.
-MAX_ID = 2**63 - 1
+
+class _IdConvertor(IntegerConvertor):
+    """Any run of digits, as `int`; one longer than the largest id (infra/api/converters.py) is 0,
+    which no row has, so the route answers its 404 with the headers of every answer, rather than
+    reach int(), which refuses more than 4,300 digits (a 500)."""
+
+    def convert(self, value: str) -> int:
+        return int(value) if len(value) <= len(str(MAX_ID)) else 0
+
+
+register_url_convertor("id", _IdConvertor())
 
 
 def _authorization(request: Request) -> bytes:
@@ -81,7 +92,9 @@ def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
 
     async def serve(request: Request) -> Response:
         object_id = request.path_params[id_name] if id_name else None
-        if object_id is not None and object_id > MAX_ID:
+        # An id no row can have is no URL, as the web role's `<id:...>` converter has it: the
+        # same 404 as any path that matches nothing.
+        if object_id is not None and not id_in_range(object_id):
             return error_response(ApiError(ErrorCode.NOT_FOUND, "Not found."))
         stream = endpoint.followed is not None and "text/event-stream" in request.headers.get("accept", "")
         authorization = _authorization(request)
@@ -139,10 +152,10 @@ def _route(path: str, endpoint: logs.Endpoint, id_name: str | None) -> Route:
 
 
 ROUTES = [
-    _route("/api/v1/games/{game_id:int}/events", logs.GAME_LOG, "game_id"),
-    _route("/api/v1/tables/{table_id:int}/events", logs.TABLE_LOG, "table_id"),
+    _route("/api/v1/games/{game_id:id}/events", logs.GAME_LOG, "game_id"),
+    _route("/api/v1/tables/{table_id:id}/events", logs.TABLE_LOG, "table_id"),
     _route("/api/v1/me/events", logs.FEED, None),
-    _route("/api/v1/matchmaking/tickets/{ticket_id:int}", logs.TICKET, "ticket_id"),
+    _route("/api/v1/matchmaking/tickets/{ticket_id:id}", logs.TICKET, "ticket_id"),
 ]
 
 

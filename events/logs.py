@@ -93,7 +93,7 @@ def _game_followed(reader: Reader, game_id: int) -> FollowedLog:
 
 
 GAME_LOG = Endpoint(
-    route="api/v1/games/<int:game_id>/events",
+    route="api/v1/games/<id:game_id>/events",
     query=_long_poll_query(GameEventsQueryInputSerializer),
     answer=lambda reader, game_id, query: game_selectors.game_events(
         game_id=game_id, user=reader.user, after=query.after
@@ -116,7 +116,7 @@ def _table_answer(reader: Reader, table_id: int, query: Query) -> dict:
 
 
 TABLE_LOG = Endpoint(
-    route="api/v1/tables/<int:table_id>/events",
+    route="api/v1/tables/<id:table_id>/events",
     query=_long_poll_query(LongPollQueryInputSerializer),
     answer=_table_answer,
     ready=_log_ready,
@@ -163,7 +163,7 @@ def _ticket_query(params: QueryDict) -> Query:
 
 
 TICKET = Endpoint(
-    route="api/v1/matchmaking/tickets/<int:ticket_id>",
+    route="api/v1/matchmaking/tickets/<id:ticket_id>",
     query=_ticket_query,
     answer=lambda reader, ticket_id, query: TicketOutputSerializer(
         tickets.ticket_poll(ticket_id=ticket_id, user=reader.user)

@@ -13,6 +13,7 @@ from games.view_serializers import (
     GameFinalOutputSerializer,
     GameViewOutputSerializer,
 )
+from infra.api.converters import MAX_ID
 from infra.api.errors import ApiError, ErrorCode
 from infra.api.schema import LAST_EVENT_ID_PARAMETER, LONG_POLL_PARAMETERS, error_responses, event_stream
 from infra.api.serializers import StrictInputSerializer
@@ -66,7 +67,7 @@ class GameTrusteeInputSerializer(StrictInputSerializer):
 
 
 class GameEventsQueryInputSerializer(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, required=False, default=0)
+    after = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, default=0)
     wait = serializers.FloatField(min_value=0, required=False, default=0)
 
 

@@ -117,7 +117,7 @@ UNMATCHED_ROUTE = "<unmatched>"
 
 
 def route_of(request: Any) -> str:
-    """The URL pattern a request matched (`api/v1/games/<int:game_id>`), the same for every game."""
+    """The URL pattern a request matched (`api/v1/games/<id:game_id>`), the same for every game."""
     match = getattr(request, "resolver_match", None)
     return match.route if match is not None and match.route else UNMATCHED_ROUTE
 

@@ -423,4 +423,6 @@ OAUTH2_PROVIDER = {
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_ACCESS_TOKEN_SECONDS", "3600")),
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_REFRESH_TOKEN_SECONDS", str(30 * 86400))),
     "ROTATE_REFRESH_TOKEN": True,
+    # A NUL in any parameter is a malformed request, not a query PostgreSQL refuses (a 500).
+    "OAUTH2_BACKEND_CLASS": "accounts.oauth_backend.NulRefusingOAuthLibCore",
 }

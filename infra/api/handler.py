@@ -7,13 +7,14 @@ Django's 404/500 handlers for URLs outside DRF answer in the same shape.
 import sys
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from infra.api.busy import server_busy
 from infra.api.errors import ApiError, ErrorCode
+from infra.api.renderers import render_json
 
 _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
     (exceptions.NotAuthenticated, ErrorCode.NOT_AUTHENTICATED),
@@ -96,23 +97,29 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     return Response(body, status=status, headers=headers)
 
 
-def json_400(request, exception=None) -> JsonResponse:
+def _json(body: dict, *, status: int, headers: dict | None = None) -> HttpResponse:
+    # The bytes the API's renderer writes (and the event server's): a 404 from a URL that matches
+    # nothing reads the same whichever role answers it (tests/events/test_same_answers.py).
+    return HttpResponse(render_json(body), status=status, headers=headers, content_type="application/json")
+
+
+def json_400(request, exception=None) -> HttpResponse:
     # Django's own 400s (a disallowed Host header, a broken multipart body) outside DRF.
-    return JsonResponse(ApiError(ErrorCode.INVALID_REQUEST, "Bad request.").body(), status=400)
+    return _json(ApiError(ErrorCode.INVALID_REQUEST, "Bad request.").body(), status=400)
 
 
-def json_403(request, exception=None) -> JsonResponse:
-    return JsonResponse(
+def json_403(request, exception=None) -> HttpResponse:
+    return _json(
         ApiError(ErrorCode.PERMISSION_DENIED, "You do not have permission to perform this action.").body(),
         status=403,
     )
 
 
-def json_404(request, exception=None) -> JsonResponse:
-    return JsonResponse(ApiError(ErrorCode.NOT_FOUND, "Not found.").body(), status=404)
+def json_404(request, exception=None) -> HttpResponse:
+    return _json(ApiError(ErrorCode.NOT_FOUND, "Not found.").body(), status=404)
 
 
-def json_500(request) -> JsonResponse:
+def json_500(request) -> HttpResponse:
     # Django calls this handler while it handles the exception (django.core.handlers.exception), so
     # the exception is still the one being handled: a database that went away in a middleware (the
     # session's, the authentication's) is a 503 to retry, as it is in a view, not a bug.
@@ -120,5 +127,5 @@ def json_500(request) -> JsonResponse:
     parts = error_parts(exc) if isinstance(exc, Exception) else None
     if parts is not None and parts[0] == 503:
         status, body, headers = parts
-        return JsonResponse(body, status=status, headers=headers)
-    return JsonResponse(ApiError(ErrorCode.SERVER_ERROR, "Server error.").body(), status=500)
+        return _json(body, status=status, headers=headers)
+    return _json(ApiError(ErrorCode.SERVER_ERROR, "Server error.").body(), status=500)

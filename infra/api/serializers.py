@@ -1,6 +1,8 @@
 from django.http import QueryDict
 from rest_framework import serializers
 
+from infra.api.converters import MAX_ID
+
 
 def _json_kind(value) -> type:
     # bool before int (a bool is an int in Python); a TextChoices member is a str.
@@ -79,5 +81,5 @@ def refuse_body_fields(request) -> None:
 class LongPollQueryInputSerializer(StrictInputSerializer):
     """`?after=&wait=` of a log followed by long-poll (the event server clamps the wait: events/logs.py)."""
 
-    after = serializers.IntegerField(min_value=0, required=False, default=0)
+    after = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, default=0)
     wait = serializers.FloatField(min_value=0, required=False, default=0)

@@ -37,7 +37,7 @@ def api_endpoints():
         view_class = getattr(pattern.callback, "cls", None)
         if not route.startswith("api/v1/") or view_class is None:
             continue
-        path = "/" + re.sub(r"<int:\w+>", "1", route)
+        path = "/" + re.sub(r"<\w+:\w+>", "1", route)
         for method in METHODS:
             if hasattr(view_class, method):
                 found.append((pattern.name, path, method.upper(), view_class))
@@ -179,7 +179,7 @@ def test_the_docs_list_every_endpoints_scope():
         view_class = getattr(pattern.callback, "cls", None)
         if not route.startswith("api/v1/") or view_class is None or pattern.name == "bench-bare":
             continue
-        path = re.sub(r"<int:(\w+)>", r"{\1}", route.removeprefix("api/v1/"))
+        path = re.sub(r"<\w+:(\w+)>", r"{\1}", route.removeprefix("api/v1/"))
         for method in (m.upper() for m in METHODS if hasattr(view_class, m)):
             expected[(method, path)] = endpoint_scope(url_name=pattern.name, method=method)
     assert set(documented) == set(expected)

@@ -67,7 +67,7 @@ def test_lines_name_the_game_and_the_authenticated_user(make_table, json_lines):
     [line] = [line for line in access_lines(json_lines()) if line.get("request_id") == "req-game-1"]
     assert line["game_id"] == setup["game"]
     assert line["user_id"] == setup["users"][2].pk
-    assert line["route"] == "api/v1/games/<int:game_id>"
+    assert line["route"] == "api/v1/games/<id:game_id>"
     table = setup["staff"].get(f"/api/v1/tables/{setup['table']}", HTTP_X_REQUEST_ID="req-table-1")
     assert table.status_code == 200
     [line] = [line for line in access_lines(json_lines()) if line.get("request_id") == "req-table-1"]

@@ -73,7 +73,7 @@ def test_a_played_deal_moves_the_request_metrics_and_the_gauges_match_the_databa
     after_text = scrape(client)
     after = samples(after_text)
 
-    route = "api/v1/games/<int:game_id>/actions"
+    route = "api/v1/games/<id:game_id>/actions"
     labels = {"route": route, "method": "POST", "status": 200}
     moved = value(after, "baohuang_http_requests_total", **labels) - value(
         before, "baohuang_http_requests_total", **labels
@@ -83,7 +83,7 @@ def test_a_played_deal_moves_the_request_metrics_and_the_gauges_match_the_databa
         before, "baohuang_http_request_duration_seconds_count", **labels
     )
     assert timed == len(posted)
-    views = {"route": "api/v1/games/<int:game_id>", "method": "GET", "status": 200}
+    views = {"route": "api/v1/games/<id:game_id>", "method": "GET", "status": 200}
     assert value(after, "baohuang_http_requests_total", **views) > value(
         before, "baohuang_http_requests_total", **views
     )

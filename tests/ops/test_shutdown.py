@@ -80,5 +80,5 @@ def test_sigterm_releases_a_waiting_long_poll_with_an_empty_answer(kind, make_ta
         if record.get("logger") == "baohuang.request" and record.get("request_id") == "shutdown-poll"
     ]
     assert [(r["status"], r["game_id"], r["route"]) for r in access] == [
-        (200, game_id, "api/v1/games/<int:game_id>/events")
+        (200, game_id, "api/v1/games/<id:game_id>/events")
     ]
