@@ -371,3 +371,18 @@ def test_a_stream_whose_log_read_finds_the_server_busy_ends_after_what_it_sent(
     assert time.monotonic() - started < 10  # ended at the busy read, not at EVENTS_SSE_MAX_SECONDS
     assert answer.body.decode().startswith("retry: 2000\n")  # the client comes back by itself
     assert sse.parse(answer.body.decode()) == opening
+
+
+def test_the_feed_streams_and_resumes_after_last_event_id(make_table, settings):
+    settings.EVENTS_SSE_MAX_SECONDS = 0.3
+    setup = make_table()
+    token = setup["tokens"][0]
+    answer = events.get("/api/v1/me/events", token=token, headers=STREAM)
+    assert answer.status == 200 and answer["Content-Type"].startswith("text/event-stream")
+    text = answer.body.decode()
+    assert "id: 1\nevent: deal_started\ndata: " in text
+    # Reconnecting with Last-Event-ID resumes after it.
+    again = events.get("/api/v1/me/events", token=token, headers={**STREAM, "Last-Event-ID": "1"})
+    assert again.status == 200 and "id: 1\n" not in again.body.decode()
+    assert sse.parse(again.body.decode()) == sse.parse(text)[1:]
+    assert_error(events.get("/api/v1/me/events", headers=STREAM), 401, "not_authenticated")
