@@ -274,7 +274,7 @@ def game_abort(*, game_id: int, reason: str) -> bool:
         actions.events_append(
             work=work, rows=actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
         )
-        actions.deal_finish(game=game, state=state, aborted=True)
+        actions.deal_finish(game=game, state=state, abort_reason=reason)
         actions.after_commit(actions.committed(work=work, state=state))
     return True
 
