@@ -275,14 +275,18 @@ class TableSeatRemoveApi(APIView):
             ),
         },
         description=(
-            "Staff only: remove the player of a seat. During a running deal this costs him 40 points "
-            "(a `removed` penalty in his history) and the seat plays on in trustee (docs/rules.md §5)."
+            "Moderators only (staff with the `matchmaking.remove_player` right, as in the admin; "
+            "docs/moderation.md): remove the player of a seat. During a running deal this costs him 40 "
+            "points (a `removed` penalty in his history) and the seat plays on in trustee "
+            "(docs/rules.md §5)."
         ),
     )
     def post(self, request, table_id: int, seat: int):
         refuse_body_fields(request)
-        if not request.user.is_staff:
-            raise ApiError(ErrorCode.PERMISSION_DENIED, "Only staff may remove players.")
+        user = request.user
+        # The same right as the admin's action: an API token has no more power than the admin session.
+        if not (user.is_staff and user.has_perm("matchmaking.remove_player")):
+            raise ApiError(ErrorCode.PERMISSION_DENIED, "Staff only: this needs moderator rights.")
         table = moderation_services.player_remove(
             table_id=table_id,
             seat=seat,
