@@ -69,6 +69,17 @@ def test_five_close_tickets_are_seated_at_one_new_table_whose_deal_starts(queue)
         }
 
 
+def test_the_feed_says_ticket_matched_before_the_deal_it_starts(queue):
+    """docs/client-guide.md §2: a client follows its feed for `ticket_matched`, then the deal's
+    `deal_started` and prompts; a matched player's feed tells them in that order."""
+    group = [queue() for _ in range(5)]
+    assert matching.tickets_match() == 5
+    for ticket in group:
+        rows = FeedEvent.objects.filter(user_id=ticket.user_id).order_by("seq")
+        types = list(rows.values_list("type", flat=True))
+        assert types[:2] == ["ticket_matched", "deal_started"], types
+
+
 def test_a_matched_table_is_not_listed_in_the_lobby(queue):
     for _ in range(5):
         queue()
