@@ -365,7 +365,9 @@ class UserHistoryApi(APIView):
 
 class TableListQueryInputSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=TableStatus.choices, required=False, default=TableStatus.WAITING)
-    preset = serializers.ChoiceField(choices=PRESETS, required=False)
+    preset = serializers.ChoiceField(
+        choices=PRESETS, required=False, allow_blank=True, help_text="Empty or absent: every preset."
+    )
     cursor = serializers.CharField(required=False, help_text="The `next` of the previous page.")
 
 
@@ -404,7 +406,7 @@ class TableCollectionApi(TableCreateApi):
         query = TableListQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         tables = selectors.tables_lobby(
-            status=query.validated_data["status"], preset=query.validated_data.get("preset")
+            status=query.validated_data["status"], preset=query.validated_data.get("preset") or None
         )
         # Newest first; a cursor stays valid while tables are created ahead of it (no offset drift).
         page, next_cursor = cursor_page(tables, request, ordering=("-created_at", "-id"))
