@@ -295,7 +295,8 @@ class GameTrusteeApi(APIView):
             ),
         },
         examples=[OpenApiExample("on", value={"on": True}, request_only=True)],
-        description="托管 on or off for the caller's seat; after three entries in a deal it stays on.",
+        description="托管 on or off for the caller's seat; from its fourth entry in a deal it stays on "
+        "(more than three entries lock the seat, docs/rules.md §5).",
     )
     def post(self, request, game_id: int):
         data = GameTrusteeInputSerializer(data=request.data)
