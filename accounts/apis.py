@@ -112,6 +112,7 @@ class AuthTokenApi(_AuthEndpoint):
                 ErrorCode.NOT_AUTHENTICATED,
                 ErrorCode.BANNED,
                 ErrorCode.THROTTLED,
+                scoped=False,
             ),
         },
         examples=[OpenApiExample("token", value={"token": _TOKEN}, response_only=True, status_codes=["200"])],

@@ -54,7 +54,10 @@ class SelfPlay:
             if state is None or state.phase in ("over", "void"):
                 if state is not None:
                     self.deals += 1
+                # A deal can end as it is dealt (a wuren pile going round with automatic declines
+                # is void at once, docs/rules.md §3.4): check the phase again before asking to_act.
                 state = engine.new_deal(self.rules, seed=rng.getrandbits(62))
+                continue
             seats = engine.to_act(state)
             seat = seats[0] if len(seats) == 1 else rng.choice(seats)
             t0, c0 = clock(), cpu_clock()

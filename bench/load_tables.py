@@ -392,7 +392,7 @@ class Run:
                     break
 
     async def take_seat_back(self, player: Player, game: int) -> None:
-        """Back after a timeout: the seat is taken off trustee (refused after three entries)."""
+        """Back after a timeout: the seat is taken off trustee (refused from the fourth entry)."""
         await asyncio.sleep(max(0.0, self.args.think + self.rng.uniform(-self.args.jitter, self.args.jitter)))
         if self.stop.is_set():
             return

@@ -244,13 +244,16 @@ def trustee_is_locked(*, game: Game, seat: int) -> bool:
     return game.trustee_entries[seat] > 3
 
 
-def deal_finish(*, game: Game, state: Any, aborted: bool = False) -> None:
+def deal_finish(*, game: Game, state: Any, abort_reason: str | None = None) -> None:
     """Record the end of a deal on the locked game, then hand the table its result (DealEnded).
 
-    An aborted deal (a moderator's decision, docs/moderation.md) keeps no final view: it has no result."""
+    An aborted deal (a moderator's decision, docs/moderation.md; `abort_reason` given) has no result:
+    its final view is the deal as it stood (engine.aborted_view), with the reason (docs/client-guide.md)."""
+    aborted = abort_reason is not None
     void = not aborted and state.phase == "void"
     if aborted:
         game.status = GameStatus.ABORTED
+        game.final = {**engine.aborted_view(state), "abort_reason": abort_reason}
     else:
         game.status = GameStatus.VOID if void else GameStatus.OVER
         game.final = engine.final_view(state)

@@ -139,6 +139,19 @@ _FINAL_EXAMPLE = {
     "tribute": {"gives": [], "takes": [], "guard_middle": None, "jokers": False},
     "next_start_seat": 0,
     "void": False,
+    "abort_reason": None,
+}
+_ABORTED_FINAL_EXAMPLE = {
+    **_FINAL_EXAMPLE,
+    "status": "aborted",
+    "unscored": True,
+    "phase": "play",
+    "counts": [2, 2, 1, 2, 1],
+    "places": [None, None, None, None, None],
+    "turn": 2,
+    "scores": [0, 0, 0, 0, 0],
+    "tribute": {"gives": [], "takes": [], "guard_middle": None, "jokers": False},
+    "abort_reason": "server bug in deal",
 }
 _GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
@@ -180,9 +193,18 @@ class GameFinalApi(APIView):
                 value=_FINAL_EXAMPLE,
                 response_only=True,
                 status_codes=["200"],
-            )
+            ),
+            OpenApiExample(
+                "aborted",
+                value=_ABORTED_FINAL_EXAMPLE,
+                response_only=True,
+                status_codes=["200"],
+            ),
         ],
-        description="engine.final_view: every hand as dealt, the seed, the actions and the scores.",
+        description="engine.final_view: every hand as dealt, the seed, the actions and the scores. A "
+        "deal a moderator aborted has ended too: engine.aborted_view, the deal as it stood (the actions "
+        "so far), no result (`scores` all 0, `unscored`), and `abort_reason`. `409 game_not_over` only "
+        "while the deal runs.",
     )
     def get(self, request, game_id: int):
         game = selectors.game_get(game_id=game_id, whole=True)
@@ -275,7 +297,8 @@ class GameTrusteeApi(APIView):
             ),
         },
         examples=[OpenApiExample("on", value={"on": True}, request_only=True)],
-        description="托管 on or off for the caller's seat; after three entries in a deal it stays on.",
+        description="托管 on or off for the caller's seat; from its fourth entry in a deal it stays on "
+        "(more than three entries lock the seat, docs/rules.md §5).",
     )
     def post(self, request, game_id: int):
         data = GameTrusteeInputSerializer(data=request.data)

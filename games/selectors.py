@@ -178,9 +178,13 @@ def game_view(*, game: Game, user: Any) -> dict:
 
 def game_final(*, game: Game, user: Any) -> dict:
     game_access_seat(game=game, user=user)
-    if game.status == GameStatus.RUNNING or game.final is None:
+    if game.status == GameStatus.RUNNING:
         raise ApiError(ErrorCode.GAME_NOT_OVER, "The deal is not over yet.")
-    return {**game.final, **_extras(game)}
+    if game.final is None:  # aborted before aborted deals kept a final view: built from the row
+        reason = Event.objects.filter(game=game, type="aborted").values_list("data", flat=True).last()
+        final = {**engine.aborted_view(game_state(game=game)), "abort_reason": (reason or {}).get("reason")}
+        return {**final, **_extras(game)}
+    return game_final_view(game=game)
 
 
 def event_visible_to(*, data: dict, seat: int | None) -> bool:
@@ -273,8 +277,9 @@ def game_user_played_at(*, table_id: int, user_id: int) -> bool:
 
 
 def game_final_view(*, game: Game) -> dict:
-    """What `GET games/{id}/final` answers, for anyone (the `game.over` webhook's data)."""
-    return {**game.final, **_extras(game)}
+    """What `GET games/{id}/final` answers, for anyone (the `game.over` webhook's data). Only an
+    aborted deal's stored view holds an `abort_reason`."""
+    return {"abort_reason": None, **game.final, **_extras(game)}
 
 
 def user_games(*, user_id: int, viewer: Any) -> tuple[bool, Any]:

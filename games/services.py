@@ -13,6 +13,7 @@ and do nothing once the game has moved on, so a late, early, duplicated or redel
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -31,13 +32,16 @@ from infra import metrics, wakeups
 from infra.api.errors import ApiError, ErrorCode
 
 
-def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]) -> Game:
+def game_start(
+    *, table: Any, number: int, setup: dict, seats: list[dict | None], feed_first: Callable | None = None
+) -> Game:
     """Deal one deal of `table` (matchmaking calls this inside its transaction). `seats`: five
     `{"user_id", "username", "is_bot", "bot_account"?}` or None: `is_bot` says the server plays the
     seat, `bot_account` (default `is_bot`) that a bot account sits there (an integrator's bot plays
-    through the API itself), which the player's history marks. Never ends the deal's flow itself: a
-    deal void at dealing is returned as such and the caller (the table's deal loop) decides what
-    follows."""
+    through the API itself), which the player's history marks. `feed_first(game)` gives feed entries
+    that come before the deal's own (the matcher's `ticket_matched`: the news of the table before the
+    news of its deal). Never ends the deal's flow itself: a deal void at dealing is returned as such
+    and the caller (the table's deal loop) decides what follows."""
     rules = selectors.rules_for(preset=table.preset, options=table.options)
     try:
         state = engine.new_deal(rules, **setup)
@@ -81,6 +85,8 @@ def game_start(*, table: Any, number: int, setup: dict, seats: list[dict | None]
         game.finished_at = timezone.now()
         game.deadline = None
         game.save(update_fields=["status", "final", "finished_at", "deadline"])
+    if feed_first is not None:
+        feed_append_many(feed_first(game))
     feed_append_many(
         [
             (taken["user_id"], "deal_started", {"table": table.pk, "game": game.pk, "seat": seat})
@@ -274,7 +280,7 @@ def game_abort(*, game_id: int, reason: str) -> bool:
         actions.events_append(
             work=work, rows=actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
         )
-        actions.deal_finish(game=game, state=state, aborted=True)
+        actions.deal_finish(game=game, state=state, abort_reason=reason)
         actions.after_commit(actions.committed(work=work, state=state))
     return True
 

@@ -216,6 +216,11 @@ class GameFinalOutputSerializer(_PublicFieldsSerializer):
     tribute = GameTributeOutputSerializer()
     next_start_seat = serializers.IntegerField()
     void = serializers.BooleanField()
+    abort_reason = serializers.CharField(
+        allow_null=True,
+        help_text="Why a moderator aborted the deal (status `aborted`: no result, `scores` all 0, "
+        "`unscored`; the view shows the deal as it stood), else null.",
+    )
 
     class Meta:
         ref_name = "GameFinal"

@@ -275,14 +275,18 @@ class TableSeatRemoveApi(APIView):
             ),
         },
         description=(
-            "Staff only: remove the player of a seat. During a running deal this costs him 40 points "
-            "(a `removed` penalty in his history) and the seat plays on in trustee (docs/rules.md §5)."
+            "Moderators only (staff with the `matchmaking.remove_player` right, as in the admin; "
+            "docs/moderation.md): remove the player of a seat. During a running deal this costs him 40 "
+            "points (a `removed` penalty in his history) and the seat plays on in trustee "
+            "(docs/rules.md §5)."
         ),
     )
     def post(self, request, table_id: int, seat: int):
         refuse_body_fields(request)
-        if not request.user.is_staff:
-            raise ApiError(ErrorCode.PERMISSION_DENIED, "Only staff may remove players.")
+        user = request.user
+        # The same right as the admin's action: an API token has no more power than the admin session.
+        if not (user.is_staff and user.has_perm("matchmaking.remove_player")):
+            raise ApiError(ErrorCode.PERMISSION_DENIED, "Staff only: this needs moderator rights.")
         table = moderation_services.player_remove(
             table_id=table_id,
             seat=seat,
@@ -361,7 +365,9 @@ class UserHistoryApi(APIView):
 
 class TableListQueryInputSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=TableStatus.choices, required=False, default=TableStatus.WAITING)
-    preset = serializers.ChoiceField(choices=PRESETS, required=False)
+    preset = serializers.ChoiceField(
+        choices=PRESETS, required=False, allow_blank=True, help_text="Empty or absent: every preset."
+    )
     cursor = serializers.CharField(required=False, help_text="The `next` of the previous page.")
 
 
@@ -400,7 +406,7 @@ class TableCollectionApi(TableCreateApi):
         query = TableListQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         tables = selectors.tables_lobby(
-            status=query.validated_data["status"], preset=query.validated_data.get("preset")
+            status=query.validated_data["status"], preset=query.validated_data.get("preset") or None
         )
         # Newest first; a cursor stays valid while tables are created ahead of it (no offset drift).
         page, next_cursor = cursor_page(tables, request, ordering=("-created_at", "-id"))

@@ -39,7 +39,6 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from accounts.feed import feed_append
 from games import selectors as game_selectors
 from infra import metrics
 from infra.api.errors import ApiError
@@ -267,13 +266,6 @@ def _group_seat(*, group: Group, preset: str, options: dict, rated: bool, now: d
                 tickets.ticket_settle(
                     ticket=ticket, status=TicketStatus.MATCHED, fields=("table", "game", "seat", "matched_at")
                 )
-            # Feeds last: their cursor rows are the last locks taken (accounts/feed.py).
-            for ticket in group.tickets:
-                feed_append(
-                    user_id=ticket.user_id,
-                    type="ticket_matched",
-                    data={"ticket": ticket.pk, "table": table.pk, "game": game_id, "seat": ticket.seat},
-                )
                 waited = (now - ticket.created_at).total_seconds()
                 metrics.record_ticket_matched(preset=preset, seconds=waited)
     except (ApiError, DatabaseError):
@@ -292,7 +284,22 @@ def _table_fill(*, group: Group, preset: str, options: dict, rated: bool) -> Tab
     # Random seats: the seat decides who leads the first deal, and party members need not sit together.
     seats = list(range(SEATS))
     _seat_shuffle.shuffle(seats)
-    for user, seat in zip(players, seats, strict=True):
-        services.table_join(table_id=table.pk, user=user, seat=seat)
+    seat_of = {user.pk: seat for user, seat in zip(players, seats, strict=True)}
+
+    def ticket_matched(game) -> list[tuple[int, str, dict]]:
+        # The fifth join deals: each player's feed names his table and seat before the deal's own
+        # entries (deal_started, your_turn) that it starts.
+        return [
+            (
+                ticket.user_id,
+                "ticket_matched",
+                {"ticket": ticket.pk, "table": table.pk, "game": game.pk, "seat": seat_of[ticket.user_id]},
+            )
+            for ticket in group.tickets
+        ]
+
+    for index, (user, seat) in enumerate(zip(players, seats, strict=True)):
+        first = ticket_matched if index == len(players) - 1 else None
+        services.table_join(table_id=table.pk, user=user, seat=seat, feed_first=first)
     table.refresh_from_db()
     return table

@@ -72,7 +72,8 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
                 "id": g.pk,
                 "number": g.number,
                 "status": g.status,
-                "scores": (g.final or {}).get("scores"),
+                # An aborted deal's final view shows zeros; it has no result (docs/moderation.md).
+                "scores": None if g.status == GameStatus.ABORTED else (g.final or {}).get("scores"),
                 "unscored": g.unscored,
             }
             for g in games

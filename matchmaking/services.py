@@ -88,7 +88,10 @@ def _check_code(*, table: Table, code: str | None) -> None:
         raise ApiError(ErrorCode.PERMISSION_DENIED, "Wrong table code.")
 
 
-def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int | None = None) -> Table:
+def table_join(
+    *, table_id: int, user: Any, code: str | None = None, seat: int | None = None, feed_first: Any = None
+) -> Table:
+    """Seat `user`; the fifth join deals the first deal (`feed_first`: see games.services.game_start)."""
     try:
         with transaction.atomic():
             table = table_lock(table_id=table_id)
@@ -109,7 +112,7 @@ def table_join(*, table_id: int, user: Any, code: str | None = None, seat: int |
             if len(taken) == 4:
                 table.status = TableStatus.PLAYING
                 table.save(update_fields=["status"])
-                _deal_start(table=table, start_seat=0, context=None)
+                _deal_start(table=table, start_seat=0, context=None, feed_first=feed_first)
     except IntegrityError as exc:
         # Only reachable without row locks (a constraint caught a race): still a seat conflict.
         raise ApiError(ErrorCode.SEAT_TAKEN, "That seat was just taken.") from exc
@@ -128,7 +131,7 @@ def collusion_pending(*, table: Table) -> dict[int, int]:
     return counts
 
 
-def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
+def _deal_start(*, table: Table, start_seat: int, context: Any, feed_first: Any = None) -> Game:
     number = game_selectors.game_count_of_table(table_id=table.pk)
     setup: dict = {"start_seat": start_seat, "context": context}
     if number < len(table.setups):
@@ -149,7 +152,9 @@ def _deal_start(*, table: Table, start_seat: int, context: Any) -> Game:
             "is_bot": row.user.is_server_bot,
             "bot_account": row.user.is_bot,
         }
-    game = game_services.game_start(table=table, number=number, setup=setup, seats=seats)
+    game = game_services.game_start(
+        table=table, number=number, setup=setup, seats=seats, feed_first=feed_first
+    )
     if discards:
         Penalty.objects.filter(table=table, reason=PenaltyReason.COLLUSION, user_id__in=owed).filter(
             Q(served_in__isnull=True) | Q(served_in__status=GameStatus.VOID)

@@ -15,7 +15,7 @@ from .rules import PRESETS, RuleSet, preset
 from .serial import action_from_dict, action_to_dict, from_json, replay, to_json
 from .state import PHASES, Action, ActionType, IllegalAction, Phase, State
 from .trustee import trustee_action
-from .views import final_view, public_view, seat_view
+from .views import aborted_view, final_view, public_view, seat_view
 
 
 def _static_supers(rules: RuleSet) -> frozenset:
@@ -58,4 +58,4 @@ __all__ = [
     "trustee_action",
     "bot_action",
 ]
-__all__ += ["ActionType", "DealOutcome", "Phase", "deal_outcome"]
+__all__ += ["ActionType", "DealOutcome", "Phase", "aborted_view", "deal_outcome"]

@@ -216,9 +216,9 @@ class HandPlays:
     """Every distinct play of one hand.
 
     Cards of the same value are interchangeable unless they carry information (`specials`: the
-    guard card `SJ*`, the called card), so each distinct play is listed once with a canonical
-    choice of codes. A leader's list is assembled from cached per-rank lists; a follower's is
-    generated for the table's size only, skipping ranks too low to beat it.
+    marked cards, the called card; and a campus bomb's identical codes), so each distinct play is
+    listed once with a canonical choice of codes. A leader's list is assembled from cached per-rank
+    lists; a follower's is generated for the table's size only, skipping ranks too low to beat it.
     """
 
     __slots__ = ("ranks", "jokers", "bombs", "hand_size", "must_last", "_leads")
@@ -230,14 +230,15 @@ class HandPlays:
         bombs: list[tuple[str, ...]] = []
         for value, group in groupby(plain_hand, BASE_VALUE.__getitem__):  # hands are sorted high to low
             codes = tuple(group)
-            kinds = _split_kinds(codes, specials)
             if value >= JOKER_FLOOR:
+                kinds = _split_kinds(codes, specials)
                 joker_kinds += kinds
                 joker_values += (value,) * len(kinds)
             else:
+                rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
+                kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
                 naturals.append((value, choices(kinds, (value,) * len(kinds))))
-                if rules.bombs:
-                    bombs += _bombs_of(value, codes, specials)
+                bombs += rank_bombs
         self._assemble(rules, len(hand), choices(joker_kinds, joker_values), naturals, bombs)
 
     def _assemble(self, rules: RuleSet, hand_size: int, jokers: Choices,
@@ -282,10 +283,10 @@ class HandPlays:
                 codes = tuple(c for c in hand if BASE_VALUE[c] == value and c not in supers)
                 if not codes:
                     continue
-                kinds = _split_kinds(codes, specials)
+                rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
+                kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
                 natural = choices(kinds, (value,) * len(kinds))
-                if rules.bombs:
-                    bombs += _bombs_of(value, codes, specials)
+                bombs += rank_bombs
             naturals.append((value, natural))
         derived = object.__new__(HandPlays)
         derived._assemble(rules, len(hand), jokers, naturals, bombs)
@@ -355,8 +356,6 @@ class HandPlays:
                 for base_codes, _ in bases:
                     for codes, _ in extras:
                         found.append(play_action(codes + base_codes))
-                        if not codes and self.bombs and is_bomb(rules, base_codes):
-                            found += _set_beside_bomb(base_codes, naturals)
         return found
 
     def _longer_answers(self, rules: RuleSet, table_values: tuple[int, ...], longest: int) -> list[Action]:
@@ -406,25 +405,18 @@ def _super_kinds(hand: tuple[str, ...], supers: frozenset) -> tuple[tuple, tuple
     return kinds, values
 
 
-def _bombs_of(value: int, codes: tuple[str, ...], specials: frozenset) -> list[tuple[str, ...]]:
+def _bombs_of(value: int, codes: tuple[str, ...]) -> list[tuple[str, ...]]:
     """campus bombs among one rank's codes: four identical codes, not 3s or 2s (§3.5); equal codes
-    are adjacent in a sorted hand. Bombs of one rank differ only in suit, so one plain bomb per
-    rank is listed, beside a bomb of the called card (which carries information)."""
+    are adjacent in a sorted hand. Each is listed: a bomb's identical codes carry information."""
     if not 3 < value < TWO_VALUE or len(codes) < 4:
         return []
-    bombs = [(code,) * 4 for code, same in groupby(codes) if len(tuple(same)) >= 4]
-    plain = [bomb for bomb in bombs if bomb[0] not in specials]
-    return plain[:1] + [bomb for bomb in bombs if bomb[0] in specials]
+    return [(code,) * 4 for code, same in groupby(codes) if len(tuple(same)) >= 4]
 
 
-def _set_beside_bomb(bomb: tuple[str, ...], naturals: Choices) -> list[Action]:
-    """The same four cards' rank as a plain set, where the hand has a mixed-suit choice: four
-    identical codes answering a play are a bomb, and a set is another play (docs/engine.md)."""
-    for kind in naturals.kinds:
-        if kind[:4] == bomb:
-            other = next((c for c in kind[4:] if c != bomb[0]), None)
-            return [play_action(kind[:3] + (other,))] if other else []
-    return []
+def _with_bomb_codes(specials: frozenset, bombs) -> frozenset:
+    """A code held four times or more is a kind of its own (docs/engine.md "Listing"): `9C` keeps the
+    bomb `9D 9D 9D 9D`, `9D` breaks it, and four `9D` led are another play than `9C 9D 9D 9D`."""
+    return specials.union(bomb[0] for bomb in bombs) if bombs else specials
 
 
 _HANDS: dict[tuple, HandPlays] = {}

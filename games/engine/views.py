@@ -9,7 +9,7 @@ its holder until revealed; a seat that knows the teams (the guard, the soloist) 
 from __future__ import annotations
 
 from .machine import legal_actions, to_act
-from .state import ENDED_PHASES, Phase, State
+from .state import ENDED_PHASES, Phase, State, Tribute
 
 
 def true_roles(state: State) -> list[str | None]:
@@ -108,6 +108,31 @@ def public_view(state: State) -> dict:
 def final_view(state: State) -> dict:
     if state.phase not in ENDED_PHASES:
         raise ValueError("the deal is not over")
+    view = _everything(state)
+    view["scores"] = list(state.scores)
+    view["tribute"] = state.tribute_owed.to_json()
+    view["next_start_seat"] = state.next_start_seat
+    view["void"] = state.phase == Phase.VOID
+    return view
+
+
+def aborted_view(state: State) -> dict:
+    """The final view of a deal ended from outside before its end (a moderator's abort): everything
+    final_view shows, as the deal stood (phase, places, the actions so far), and no result: scores
+    0, no tribute, the same start seat, nobody to act."""
+    if state.phase in ENDED_PHASES:
+        raise ValueError("the deal is over: its view is final_view")
+    view = _everything(state)
+    view["to_act"] = []
+    view["scores"] = [0] * 5
+    view["tribute"] = Tribute(jokers=state.rules.tribute_jokers).to_json()
+    view["next_start_seat"] = state.start_seat
+    view["void"] = False
+    return view
+
+
+def _everything(state: State) -> dict:
+    """The fields every viewpoint's secrets included: true roles, every hand as dealt, the seed, the log."""
     view = _public_fields(state, true_roles(state))
     view["solo"] = state.solo
     view["guard"] = state.guard
@@ -116,9 +141,5 @@ def final_view(state: State) -> dict:
     view["discards"] = [[seat, code] for seat, code in state.discards]
     view["seed"] = state.seed
     view["actions"] = [[seat, action.to_dict()] for seat, action in state.log]
-    view["scores"] = list(state.scores)
-    view["tribute"] = state.tribute_owed.to_json()
-    view["next_start_seat"] = state.next_start_seat
-    view["void"] = state.phase == Phase.VOID
     view["counts"] = [len(h) for h in state.hands]
     return view

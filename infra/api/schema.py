@@ -90,18 +90,19 @@ def error_schema(codes: list[str]) -> dict:
     }
 
 
-def error_responses(*codes: str, banned: bool = True) -> dict[int, OpenApiResponse]:
+def error_responses(*codes: str, banned: bool = True, scoped: bool = True) -> dict[int, OpenApiResponse]:
     """The documented error responses of an endpoint: one entry per status, one example per code.
 
     An endpoint that needs a signed-in user (it lists `not_authenticated`) also answers `403 banned`
     to a banned one (accounts/permissions.py), unless it is one of those a ban leaves open
-    (`banned=False`), and `403 missing_scope` to a token without the endpoint's scope. Every
-    endpoint may answer `503 service_unavailable`.
+    (`banned=False`), and `403 missing_scope` to a token without the endpoint's scope, unless it takes
+    no token at all (`scoped=False`: `auth/token` signs in with a password, `not_authenticated` there
+    is a wrong one). Every endpoint may answer `503 service_unavailable`.
     """
     if banned and ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.BANNED not in codes:
         codes = (*codes, ErrorCode.BANNED)
     # A token without the endpoint's scope (infra/api/endpoint_scopes.py) is refused the same way.
-    if ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.MISSING_SCOPE not in codes:
+    if scoped and ErrorCode.NOT_AUTHENTICATED in codes and ErrorCode.MISSING_SCOPE not in codes:
         codes = (*codes, ErrorCode.MISSING_SCOPE)
     # Any request may find the database unreachable or every connection busy (infra/api/busy.py).
     if ErrorCode.SERVICE_UNAVAILABLE not in codes:

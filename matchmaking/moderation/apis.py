@@ -345,7 +345,8 @@ class ModerationGameAbortApi(_ModerationApi):
         ],
         description=(
             "End a running deal at once: status `aborted`, an `aborted {reason}` event, `unscored`, not "
-            "rated, no final view; its table is closed (`table_closed {reason: aborted}`)."
+            "rated; its final view (`GET games/{id}/final`) shows the deal as it stood, with "
+            "`abort_reason`; its table is closed (`table_closed {reason: aborted}`)."
         ),
     )
     def post(self, request, game_id: int):

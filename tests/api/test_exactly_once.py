@@ -133,12 +133,21 @@ def test_same_idempotency_key_with_another_body_is_409_and_applies_nothing(make_
 
 
 def test_idempotency_keys_are_per_user(make_table):
+    """Another player's request with the same key is his own: applied, neither refused as a reused
+    key nor answered with the first player's stored response."""
     setup = make_table()
     seat, view = _to_play_phase(setup)
     action = next(a for a in view["legal_actions"] if a["type"] == "play")
-    assert post_action(setup["clients"][seat], setup["game"], action, version=view["version"], key="shared")
-    other_seat = (seat + 1) % 5
-    response = post_action(setup["clients"][other_seat], setup["game"], {"type": "pass"}, key="shared")
-    # Not a replay of the other user's response: the key is looked up per user.
-    assert response.json().get("code") != "idempotency_key_reused"
-    assert response.json().get("seat", other_seat) == other_seat
+    first = post_action(setup["clients"][seat], setup["game"], action, version=view["version"], key="shared")
+    assert first.status_code == 200, first.json()
+    game = Game.objects.get(pk=setup["game"])
+    other_seat = engine.to_act(engine.from_json(game.state))[0]
+    assert other_seat != seat
+    response = post_action(
+        setup["clients"][other_seat], setup["game"], {"type": "pass"}, version=game.version, key="shared"
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json() != first.json()
+    assert Game.objects.get(pk=setup["game"]).version > game.version
+    passes = Event.objects.filter(game=game, type="pass", seq__gt=game.last_seq)
+    assert [event.data["seat"] for event in passes] == [other_seat]

@@ -65,3 +65,19 @@ def test_fuzzed_requests_get_no_server_error_and_match_the_schema(make_table, se
             case.validate_response(response, checks=checks)
 
         run()
+
+
+def test_operations_without_credentials_never_answer_missing_scope(client):
+    """`403 missing_scope` is a token's answer (docs/integrations.md "Scopes"): an operation that takes
+    no credentials (no security requirement: auth/token, auth/register, auth/guest) cannot give it."""
+    paths = client.get(SCHEMA_URL).json()["paths"]
+    open_operations = []
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            if operation.get("security") not in (None, [], [{}]):
+                continue
+            open_operations.append(operation["operationId"])
+            forbidden = operation["responses"].get("403", {}).get("content", {}).get("application/json", {})
+            codes = forbidden.get("schema", {}).get("properties", {}).get("code", {}).get("enum", [])
+            assert "missing_scope" not in codes, f"{method.upper()} {path}"
+    assert {"auth_token", "auth_register", "auth_guest"} <= set(open_operations)

@@ -89,6 +89,35 @@ def test_campus_four_of_a_kind_that_is_not_a_bomb_is_listed_beside_the_bomb():
         assert _accepted(state, 2, cards) in listed, cards
 
 
+def _campus_bomb_holder_to_lead():
+    """Seat 2 holds `9C` and four `9D` (a campus bomb's identical codes, docs/rules.md §3.5) and leads."""
+    hands = [["BJ*", "5S", "9H", "9H", "9H", "KS"], ["BJ", "7S", "QS", "9C"],
+             ["9D", "9D", "9D", "9D", "9C", "JS", "QH", "8S"], ["9S", "QC"], ["9S", "QD"]]
+    state = stay_through_windows(act(act(deal("campus", hands), 0, ACCEPT), 0, C("9H")))
+    state = run(state, [(0, "5S"), (1, "BJ"), (2, "pass"), (3, "pass"), (4, "pass"), (0, "pass"), (1, "7S"),
+                        (2, "QH"), (3, "pass"), (4, "pass"), (0, "pass"), (1, "pass")])
+    assert state.turn == 2 and state.table is None
+    return state
+
+
+def test_campus_bomb_codes_led_are_listed_beside_the_mixed_set():
+    """The issue's case: led on an empty table four `9D` are only a set, but they are a play of four
+    identical codes, another play than `9C 9D 9D 9D` (docs/engine.md), so both are listed."""
+    state = _campus_bomb_holder_to_lead()
+    listed = _listed(state, 2)
+    for cards in ("9D 9D 9D 9D", "9C 9D 9D 9D", "9C 9D 9D 9D 9D"):
+        assert _accepted(state, 2, cards) in listed, cards
+
+
+def test_campus_bomb_codes_are_informative_in_smaller_plays_too():
+    """`9C` keeps the bomb, `9D` breaks it: with four identical codes in hand the two singles (and the
+    pairs `9C 9D` / `9D 9D`) are different plays."""
+    state = _campus_bomb_holder_to_lead()
+    listed = _listed(state, 2)
+    for cards in ("9C", "9D", "9C 9D", "9D 9D"):
+        assert _accepted(state, 2, cards) in listed, cards
+
+
 # ---------------------------------------------------------------- the property, for every preset
 
 CALLED_GUARD = ("lianzhong_classic", "wuren", "campus")
@@ -123,6 +152,18 @@ def _small_hands(name, rnd):
                     code = next(c for c in sorted(spare) if c[0] == triple[0] and spare[c] > 0)
                     spare[code] -= 1
                     hands[seat].append(code)
+    if name == "campus" and rnd.random() < 0.7:
+        # Four identical codes and another of their rank (a campus bomb, docs/rules.md §3.5), often in
+        # the candidate's hand beside BJ* and the called triple, so every informative code meets.
+        spare = Counter(deck) - Counter(c for h in hands for c in h)  # the pool's cards included
+        fours = sorted(c for c, n in spare.items() if n >= 4 and c not in JOKER_CODES and c[0] not in "32")
+        code = rnd.choice(fours)
+        others = sorted(c for c in spare if c[0] == code[0] and c != code and spare[c] > 0)
+        seat = candidate if rnd.random() < 0.5 else rnd.randrange(5)
+        for card in [code] * 4 + rnd.sample(others, min(len(others), rnd.randrange(1, 3))):
+            if card in pool:
+                pool.remove(card)
+            hands[seat].append(card)
     rnd.shuffle(pool)
     for hand in hands:
         while len(hand) < HAND_SIZE:
@@ -157,9 +198,19 @@ def _sub_multisets(hand, bound):
             yield cards
 
 
-def _check_listing(state, seat):
+def _bomb_codes(name, hand):
+    """Codes held four times or more where they form a campus bomb (docs/rules.md §3.5)."""
+    if name != "campus":
+        return set()
+    return {c for c, n in Counter(hand).items() if n >= 4 and c not in JOKER_CODES and c[0] not in "32"}
+
+
+def _check_listing(name, state, seat):
     view = engine.seat_view(state, seat)
-    informative = {"BJ*", "SJ*"} | ({view["called_card"]} if view["called_card"] else set())
+    # Every information-carrying code of docs/engine.md together: the marked cards, the called card,
+    # a campus bomb's identical codes.
+    informative = {"BJ*", "SJ*"} | ({view["called_card"]} if view["called_card"] else set()) \
+        | _bomb_codes(name, view["hand"])
     facing = view["table"] is not None
     listed = {_interchangeable_key(a.cards, informative, facing)
               for a in engine.legal_actions(state, seat) if a.type == "play"}
@@ -188,5 +239,5 @@ def test_every_play_apply_action_accepts_is_listed_up_to_interchangeable_codes(n
     assume(state.phase == "play")
     while state.phase == "play":
         seat = state.turn
-        _check_listing(state, seat)
+        _check_listing(name, state, seat)
         state, _ = engine.apply_action(state, seat, rnd.choice(engine.legal_actions(state, seat)))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from games import engine
 
 from .helpers import ACCEPT, PASS, C, P, act, answer_window, deal, pview, run, stay_through_windows, sview
@@ -56,6 +58,32 @@ def test_contract_final_view_keys():
     assert seat == 0 and action["type"] == "accept"
     assert set(final["tribute"]) >= {"gives", "takes"}
     assert final["roles"][1] == "guard" and final["roles"][0] == "emperor"
+
+
+def test_aborted_view_is_the_final_view_of_the_deal_as_it_stood_without_a_result():
+    """docs/engine.md `aborted_view`: a deal ended from outside keeps its hands, roles and actions so
+    far; nothing is scored or owed, and nobody is to act."""
+    hands = ["BJ* AH", "SJ* QH", "8H TH", "9H JH", "8S KS"]
+    state = stay_through_windows(act(deal("weihai", hands), 0, ACCEPT))
+    state = run(state, [(0, "BJ*"), (1, "pass")])
+    assert state.phase == "play" and engine.to_act(state)
+    view = engine.aborted_view(state)
+    assert set(engine.final_view(_played_out()).keys()) == set(view)
+    assert view["hands"][0] == ["BJ*", "AH"] and view["counts"][0] == 1
+    assert view["phase"] == "play" and view["to_act"] == [] and view["void"] is False
+    assert view["scores"] == [0] * 5 and view["tribute"]["gives"] == [] and view["tribute"]["takes"] == []
+    assert view["next_start_seat"] == state.start_seat
+    assert view["actions"][-2:] == [[0, P("BJ*").to_dict()], [1, PASS.to_dict()]]
+    assert view["roles"][1] == "guard"  # the truth, as in every final view
+    with pytest.raises(ValueError):
+        engine.aborted_view(_played_out())  # an ended deal's view is final_view
+
+
+def _played_out():
+    hands = ["BJ* AH", "SJ* QH", "8H TH", "9H JH", "8S KS"]
+    state = stay_through_windows(act(deal("weihai", hands), 0, ACCEPT))
+    return run(state, [(0, "BJ*"), (1, "pass"), (2, "pass"), (3, "pass"), (4, "pass"), (0, "AH"),
+                       (1, "SJ*"), (2, "pass"), (3, "pass"), (4, "pass"), (1, "QH")])
 
 
 def test_s36_laowang_exact_counts_from_10_down():

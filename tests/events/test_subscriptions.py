@@ -5,6 +5,7 @@ lost connection wakes everyone and the next waiter connects again; nothing publi
 
 import asyncio
 import os
+import time
 
 import pytest
 
@@ -22,6 +23,21 @@ def _redis(settings):
     wakeups._sync_client = None
     yield
     wakeups._sync_client = None
+
+
+async def _eventually(check, timeout: float = 15.0) -> bool:
+    """Whether `check()` (a function, or a coroutine function) comes true within `timeout`: a test
+    waits on the condition it needs, not on a guess at how long a loaded machine takes to get there."""
+    end = time.monotonic() + timeout
+    while True:
+        result = check()
+        if asyncio.iscoroutine(result):
+            result = await result
+        if result:
+            return True
+        if time.monotonic() > end:
+            return False
+        await asyncio.sleep(0.02)
 
 
 def _count_subscribes(hub) -> list[tuple[str, ...]]:
@@ -127,13 +143,15 @@ def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
         async with subscriptions.Waiter(channel="t:linger") as again:
             await asyncio.to_thread(wakeups._publish, "t:linger", 1)
             woken = await again.wait(2)
-        # Nobody comes back: the subscription is dropped after the linger.
-        await asyncio.sleep(2.5)
-        return lingering, sent, woken, await asyncio.to_thread(numsub), hub.subscribed()
+            left = time.monotonic()  # (just before the waiter leaves)
+        # Nobody comes back: the subscription is dropped after the linger (here and in Redis).
+        dropped = await _eventually(lambda: "t:linger" not in hub.subscribed())
+        unsubscribed = await _eventually(lambda: asyncio.to_thread(lambda: numsub() == 0))
+        return lingering, sent, woken, dropped, unsubscribed, time.monotonic() - left
 
-    lingering, sent, woken, after, subscribed = asyncio.run(scenario())
+    lingering, sent, woken, dropped, unsubscribed, lingered = asyncio.run(scenario())
     assert lingering == 1 and sent == [] and woken is True
-    assert after == 0 and "t:linger" not in subscribed
+    assert dropped and unsubscribed and lingered >= 1.0
 
 
 def test_a_watch_mark_says_whether_anything_was_published_since():
@@ -150,7 +168,8 @@ def test_a_watch_mark_says_whether_anything_was_published_since():
             quiet_woken = await quiet.wait(2)
         published = subscriptions.watch("t:mark")
         await asyncio.to_thread(wakeups._publish, "t:mark", 2)
-        await asyncio.sleep(0.3)  # the reader hears it while nobody waits
+        # The reader hears it while nobody waits: the channel's mark moves on.
+        assert await _eventually(lambda: subscriptions.watch("t:mark") != published)
         async with subscriptions.Waiter(channel="t:mark", since=published) as noisy:
             pass
         async with subscriptions.Waiter(channel="t:mark") as unmarked:
@@ -167,7 +186,8 @@ def test_a_mark_does_not_survive_a_lost_connection():
         mark = subscriptions.watch("t:gone")
         hub = subscriptions._hub()
         await hub._pubsub.connection.disconnect()
-        await asyncio.sleep(1.5)  # the reader notices and resets
+        # The reader notices and resets: the channel is no longer subscribed in this process.
+        assert await _eventually(lambda: subscriptions.watch("t:gone") is None)
         async with subscriptions.Waiter(channel="t:gone", since=mark) as again:
             return mark is not None, again.quiet
 

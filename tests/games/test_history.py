@@ -71,14 +71,22 @@ def test_a_finished_deal_shows_role_score_and_rating(make_table):
     made = make_table(preset="weihai", setups=[{"seed": 11}])
     game = play_deal(made["clients"], made["game"], random.Random(5))
     final = Game.objects.get(pk=game.pk).final
-    for seat in (0, 3):
-        user = made["users"][seat]
-        [row] = [r for r in _games(made["clients"][seat], user.pk).json()["results"] if r["game"] == game.pk]
-        assert row["status"] == game.status
-        if game.status == "over":
-            assert row["score"] == final["scores"][seat]
-            assert row["role"] == final["roles"][seat] and row["role"] is not None
-        assert row["rated"] is RatingChange.objects.filter(game_id=game.pk, user=user).exists()
+    assert game.status == "over" and not game.unscored
+
+    def rows():
+        for seat in (0, 3):
+            user = made["users"][seat]
+            found = _games(made["clients"][seat], user.pk).json()["results"]
+            yield seat, next(r for r in found if r["game"] == game.pk)
+
+    # Rated by the task the deal's commit sends, which a test transaction never commits: not yet.
+    assert [row["rated"] for _, row in rows()] == [False, False]
+    assert game_services.game_ratings_update(game_id=game.pk) is True  # what that task runs
+    assert RatingChange.objects.filter(game_id=game.pk).count() == 5
+    for seat, row in rows():
+        assert row["status"] == "over" and row["rated"] is True
+        assert row["score"] == final["scores"][seat]
+        assert row["role"] == final["roles"][seat] and row["role"] is not None
         assert row["bots"] == [False] * 5 and row["with_bots"] is False and row["finished_at"] is not None
 
 

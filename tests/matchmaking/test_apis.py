@@ -1,7 +1,7 @@
 import pytest
 
-from games.models import Game
-from matchmaking.models import Seat, Table
+from games.models import Game, GameStatus
+from matchmaking.models import Seat, Table, TableStatus
 from tests.conftest import assert_error
 
 pytestmark = pytest.mark.django_db
@@ -97,8 +97,9 @@ def test_sixth_player_gets_table_full_or_closed(make_table, make_client, make_us
     assert Seat.objects.filter(table_id=setup["table"]).count() == 5
 
 
-def test_table_full_while_waiting(make_client, make_user):
-    """Five seated but no deal yet cannot happen; fill four, then the fifth starts, a sixth is refused."""
+def test_a_private_table_fills_deals_at_the_fifth_and_refuses_a_sixth(make_client, make_user):
+    """Fill four (a wrong or missing code is refused meanwhile), then the fifth join deals the first
+    deal and the table stops taking players: a sixth gets 409 table_closed and changes nothing."""
     _, creator = make_user()
     table = _create(make_client(creator), private=True).json()
     join = f"/api/v1/tables/{table['id']}/join"
@@ -108,7 +109,27 @@ def test_table_full_while_waiting(make_client, make_user):
     _, intruder = make_user()
     assert_error(make_client(intruder).post(join, {"code": "wrong"}, format="json"), 403, "permission_denied")
     assert_error(make_client(intruder).post(join, {}, format="json"), 403, "permission_denied")
-    assert Seat.objects.count() == 4
+    assert Seat.objects.count() == 4 and not Game.objects.exists()
+    _, fifth = make_user()
+    assert make_client(fifth).post(join, {"code": table["code"]}, format="json").status_code == 200
+    assert Table.objects.get(pk=table["id"]).status == TableStatus.PLAYING
+    assert Game.objects.filter(table_id=table["id"], status=GameStatus.RUNNING).count() == 1
+    _, sixth = make_user()
+    assert_error(make_client(sixth).post(join, {"code": table["code"]}, format="json"), 409, "table_closed")
+    assert Seat.objects.count() == 5 and Game.objects.count() == 1
+
+
+def test_five_seats_at_a_waiting_table_refuse_a_sixth_as_table_full(make_client, make_user):
+    """The guard behind the fifth join: should five seats ever be taken while the table still waits
+    (the fifth join deals, so the API alone never leaves it so), a sixth is `409 table_full`."""
+    _, creator = make_user()
+    table = _create(make_client(creator)).json()
+    for seat in range(5):
+        Seat.objects.create(table_id=table["id"], seat=seat, user=make_user()[0])
+    _, sixth = make_user()
+    join = f"/api/v1/tables/{table['id']}/join"
+    assert_error(make_client(sixth).post(join, {"code": table["code"]}, format="json"), 409, "table_full")
+    assert Seat.objects.count() == 5 and not Game.objects.exists()
 
 
 def test_private_table_is_hidden_from_strangers(make_client, make_user):

@@ -45,6 +45,17 @@ def test_the_lobby_filters_by_preset(viewer, creator):
     assert _ids(viewer.get(f"{LOBBY}?preset=laowang").json()) == []
 
 
+def test_an_empty_preset_is_no_filter(viewer, creator):
+    """`GET tables?status=waiting&preset=` as a client builds it with no preset chosen (docs/client-guide.md
+    §2); an unknown preset is still refused."""
+    weihai = services.table_create(creator=creator, preset="weihai", options={})
+    campus = services.table_create(creator=creator, preset="campus", options={})
+    response = viewer.get(f"{LOBBY}?status=waiting&preset=")
+    assert response.status_code == 200, response.json()
+    assert _ids(response.json()) == [campus.pk, weihai.pk]
+    assert_error(viewer.get(f"{LOBBY}?preset=nope"), 400, "invalid_request")
+
+
 def test_the_lobby_pages_by_cursor_without_gaps_or_repeats(viewer, creator):
     made = [services.table_create(creator=creator, preset="weihai", options={}).pk for _ in range(45)]
     seen, cursor, pages = [], None, 0

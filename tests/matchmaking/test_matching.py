@@ -69,6 +69,17 @@ def test_five_close_tickets_are_seated_at_one_new_table_whose_deal_starts(queue)
         }
 
 
+def test_the_feed_says_ticket_matched_before_the_deal_it_starts(queue):
+    """docs/client-guide.md §2: a client follows its feed for `ticket_matched`, then the deal's
+    `deal_started` and prompts; a matched player's feed tells them in that order."""
+    group = [queue() for _ in range(5)]
+    assert matching.tickets_match() == 5
+    for ticket in group:
+        rows = FeedEvent.objects.filter(user_id=ticket.user_id).order_by("seq")
+        types = list(rows.values_list("type", flat=True))
+        assert types[:2] == ["ticket_matched", "deal_started"], types
+
+
 def test_a_matched_table_is_not_listed_in_the_lobby(queue):
     for _ in range(5):
         queue()
@@ -87,15 +98,19 @@ def test_four_tickets_without_bots_wait_and_nothing_is_created(queue):
 
 
 def test_tickets_of_different_presets_options_or_rated_are_never_mixed(queue, make_user):
+    """Each pool is one short of a table, and any two pools that differ in one thing only (preset,
+    rated, options) would make five together: mixing on any of them seats somebody."""
+    for _ in range(3):
+        queue(preset="weihai")  # 3 + 2 campus: mixing presets; 3 + 2 unrated: mixing `rated`
     for _ in range(2):
-        queue(preset="weihai")
         queue(preset="campus")
         queue(preset="weihai", rated=False)
-    for roasting in (True, False):
+    for roasting in (True, True, True, False, False):  # mixing options
         user, _ = make_user()
         tickets.ticket_create(user=user, preset="lianzhong_simple", options={"roasting": roasting})
     assert matching.tickets_match(now=_later(5)) == 0
     assert not Table.objects.exists()
+    assert set(Ticket.objects.values_list("status", flat=True)) == {"waiting"}
 
 
 def test_options_equal_to_the_defaults_share_a_queue_with_no_options(make_user):
