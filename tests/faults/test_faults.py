@@ -263,7 +263,9 @@ def test_every_fault_is_survived_without_a_500_or_a_lost_action(topology):
         figures["postgres"] = _resumed_after(record, up)
         while_down = [a for a in record.answers if down + 0.5 < a.at < up]
         assert while_down, "no request was answered while PostgreSQL was down"
-        unexpected = [(a.method, a.path, a.status, a.body[:300]) for a in while_down if a.status not in (200, 503)]
+        unexpected = [
+            (a.method, a.path, a.status, a.body[:300]) for a in while_down if a.status not in (200, 503)
+        ]
         assert not unexpected, (unexpected[:10], topology.logs())
         figures["503 while postgres was down"] = sum(a.status == 503 for a in while_down)
 
