@@ -12,6 +12,7 @@ COPY config ./config
 COPY accounts ./accounts
 COPY matchmaking ./matchmaking
 COPY games ./games
+COPY web ./web
 RUN /opt/venv/bin/pip install --no-cache-dir . \
     && /opt/venv/bin/pip uninstall --yes pip
 

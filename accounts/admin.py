@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.utils.translation import gettext_lazy as _
 
 from accounts import services
 from accounts.admin_forms import SOURCE, confirm_with_reason
@@ -93,13 +94,13 @@ class SanctionAdmin(ReadOnlyAdmin):
     list_per_page = 50
     actions = ("revoke_sanctions",)
 
-    @admin.action(description="Revoke selected sanctions…", permissions=["revoke"])
+    @admin.action(description=_("Revoke selected sanctions…"), permissions=["revoke"])
     def revoke_sanctions(self, request, queryset):
         return confirm_with_reason(
             self,
             request,
             queryset,
-            title="Revoke sanctions",
+            title=_("Revoke sanctions"),
             apply=lambda sanction, data: services.sanction_revoke(
                 sanction_id=sanction.pk, moderator=request.user, note=data["reason"], source=SOURCE
             ),

@@ -39,16 +39,15 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics_view.metrics_view, name="metrics"),
+    # The language switch of the web client and the admin (Django's set_language view).
+    path("i18n/", include("django.conf.urls.i18n")),
+    # The browser client (web/): /, /play/<game>, /replay/<game>.
+    path("", include("web.urls")),
 ]
 
 handler400 = "infra.api.handler.json_400"
 handler403 = "infra.api.handler.json_403"
 handler404 = "infra.api.handler.json_404"
 handler500 = "infra.api.handler.json_500"
-
-# The docs pages' Swagger UI and ReDoc files (drf-spectacular-sidecar) under `scripts/start`, whose
-# uvicorn serves no static files; production serves STATIC_ROOT (collectstatic) from its proxy.
-if settings.DEBUG:
-    from django.contrib.staticfiles.urls import staticfiles_urlpatterns
-
-    urlpatterns += staticfiles_urlpatterns()
+# Static files (the web client, the admin's, the API docs pages') are served by WhiteNoise's middleware
+# in every role (config/settings/base.py).

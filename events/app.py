@@ -95,7 +95,7 @@ def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
         # An id no row can have is no URL, as the web role's `<id:...>` converter has it: the
         # same 404 as any path that matches nothing.
         if object_id is not None and not id_in_range(object_id):
-            return error_response(ApiError(ErrorCode.NOT_FOUND, "Not found."))
+            return error_response(ApiError(ErrorCode.NOT_FOUND, "Not found."), request)
         stream = endpoint.followed is not None and "text/event-stream" in request.headers.get("accept", "")
         authorization = _authorization(request)
         # Marked before the read: if nothing is published between here and the wait, the read's
@@ -106,7 +106,7 @@ def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
             params = _query_params(request, stream=stream)
             reader, query, body = await read(endpoint, object_id, authorization, params)
         except Exception as exc:  # noqa: BLE001 - the API's error answer, or raised again (a bug)
-            return error_response(exc)
+            return error_response(exc, request)
         if stream:
             return _stream(endpoint, object_id, reader, body, authorization)
         if query.wait > 0 and not endpoint.ready(body, query):
@@ -120,7 +120,7 @@ def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
             try:
                 body = await read_again(endpoint, object_id, authorization, query)
             except Exception as exc:  # noqa: BLE001
-                return error_response(exc)
+                return error_response(exc, request)
         return json_response(body)
 
     return serve
@@ -171,7 +171,7 @@ async def _readyz(request: Request) -> Response:
     # and Redis to answer anything.
     ready = await _readiness()
     if isinstance(ready, ApiError):
-        return error_response(ready)
+        return error_response(ready, request)
     return json_response(ready)
 
 
@@ -179,7 +179,7 @@ PROBES = [Route("/healthz", _healthz, methods=["GET"]), Route("/readyz", _readyz
 
 
 def _not_found(request: Request, exc: Exception) -> Response:
-    return error_response(ApiError(ErrorCode.NOT_FOUND, "Not found."))
+    return error_response(ApiError(ErrorCode.NOT_FOUND, "Not found."), request)
 
 
 def _server_error(request: Request, exc: Exception) -> Response:

@@ -9,9 +9,12 @@ XFrameOptionsMiddleware read; tests/events/test_same_answers.py asks both roles 
 import logging
 
 from django.conf import settings
+from django.utils import translation
+from starlette.requests import Request
 from starlette.responses import Response
 
 from infra.api.handler import error_parts
+from infra.api.messages import language_of
 from infra.api.renderers import render_json
 
 logger = logging.getLogger(__name__)
@@ -43,12 +46,24 @@ def security_headers(*, secure: bool) -> dict[str, str]:
 
 
 def json_response(body, *, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    # As Django's LocaleMiddleware marks the web role's answers: an error's message follows the
+    # reader's language (infra/api/messages.py).
+    headers = {**(headers or {})}
+    headers["Vary"] = ", ".join(filter(None, [headers.get("Vary"), "Accept-Language"]))
     return Response(render_json(body), status_code=status, media_type=JSON, headers=headers)
 
 
-def error_response(exc: Exception) -> Response:
-    """The error answer of `exc`; an exception the API would not answer (a bug) is raised again."""
-    parts = error_parts(exc)
+def error_response(exc: Exception, request: Request | None = None) -> Response:
+    """The error answer of `exc`; an exception the API would not answer (a bug) is raised again.
+    Its message is in the language `request` asks for, as the web role's (infra/api/messages.py)."""
+    language = settings.LANGUAGE_CODE
+    if request is not None:
+        language = language_of(
+            cookie=request.cookies.get(settings.LANGUAGE_COOKIE_NAME),
+            accept_language=request.headers.get("accept-language"),
+        )
+    with translation.override(language):
+        parts = error_parts(exc)
     if parts is None:
         raise exc
     status, body, headers = parts

@@ -10,6 +10,7 @@ import json
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from games.models import Event, Game, IdempotencyKey
 
@@ -18,7 +19,7 @@ JSON_PREVIEW_CHARS = 2000
 RECENT_EVENTS = 10
 
 
-def _may_see_hidden(request) -> bool:
+def may_see_hidden(request) -> bool:
     return request.user.is_superuser or request.user.has_perm("games.view_hidden_cards")
 
 
@@ -30,7 +31,7 @@ def _preview(value) -> str:
 
 
 def event_shown(event: Event, request) -> str:
-    if "private_to" in event.data and not _may_see_hidden(request):
+    if "private_to" in event.data and not may_see_hidden(request):
         return f"private to {event.data['private_to']}"
     text = json.dumps(event.data, ensure_ascii=False)
     return text if len(text) <= 300 else text[:300] + " …"
@@ -51,7 +52,7 @@ class EventAdmin(admin.ModelAdmin):
         self._request = request
         return super().get_queryset(request)
 
-    @admin.display(description="data")
+    @admin.display(description=_("data"))
     def shown_data(self, event: Event) -> str:
         return event_shown(event, self._request)
 
@@ -104,7 +105,7 @@ class GameAdmin(admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         self._request = request
-        if _may_see_hidden(request):
+        if may_see_hidden(request):
             return (*self.base_fields, "shown_setup", "shown_state", "shown_final")
         return self.base_fields
 
@@ -118,7 +119,7 @@ class GameAdmin(admin.ModelAdmin):
         # Deals change only through moves; the admin looks, it does not edit.
         return False
 
-    @admin.display(description="events")
+    @admin.display(description=_("events"))
     def events(self, game: Game) -> str:
         url = reverse("admin:games_event_changelist") + f"?game__id__exact={game.pk}"
         recent = list(Event.objects.filter(game=game).order_by("-seq")[:RECENT_EVENTS])
@@ -131,15 +132,15 @@ class GameAdmin(admin.ModelAdmin):
             '<a href="{}" id="game-events-link">All {} events, paged</a><ul>{}</ul>', url, game.last_seq, rows
         )
 
-    @admin.display(description="setup")
+    @admin.display(description=_("setup"))
     def shown_setup(self, game: Game) -> str:
         return _preview(game.setup)
 
-    @admin.display(description="state")
+    @admin.display(description=_("state"))
     def shown_state(self, game: Game) -> str:
         return _preview(game.state)
 
-    @admin.display(description="final view")
+    @admin.display(description=_("final view"))
     def shown_final(self, game: Game) -> str:
         return _preview(game.final)
 

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from accounts.admin_forms import SOURCE, confirm_with_reason
 from matchmaking import selectors
@@ -46,7 +47,7 @@ class SeatAdmin(admin.ModelAdmin):
     actions = ("remove_players", "record_fouls", "record_collusion")
 
     @admin.action(
-        description="Remove selected players (40-point penalty during a running deal)…",
+        description=_("Remove selected players (40-point penalty during a running deal)…"),
         permissions=["remove_player"],
     )
     def remove_players(self, request, queryset):
@@ -54,7 +55,7 @@ class SeatAdmin(admin.ModelAdmin):
             self,
             request,
             queryset.order_by("table_id", "seat"),
-            title="Remove players",
+            title=_("Remove players"),
             apply=lambda row, data: moderation_services.player_remove(
                 table_id=row.table_id,
                 seat=row.seat,
@@ -65,14 +66,14 @@ class SeatAdmin(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="Record a foul (campus; the second removes the player)…", permissions=["remove_player"]
+        description=_("Record a foul (campus; the second removes the player)…"), permissions=["remove_player"]
     )
     def record_fouls(self, request, queryset):
         return confirm_with_reason(
             self,
             request,
             queryset.order_by("table_id", "seat"),
-            title="Record fouls",
+            title=_("Record fouls"),
             apply=lambda row, data: moderation_services.seat_foul(
                 table_id=row.table_id,
                 seat=row.seat,
@@ -83,7 +84,7 @@ class SeatAdmin(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="Record 串牌 (laowang; a card discarded before the next deal)…",
+        description=_("Record 串牌 (laowang; a card discarded before the next deal)…"),
         permissions=["remove_player"],
     )
     def record_collusion(self, request, queryset):
@@ -91,7 +92,7 @@ class SeatAdmin(admin.ModelAdmin):
             self,
             request,
             queryset.order_by("table_id", "seat"),
-            title="Record 串牌",
+            title=_("Record 串牌"),
             apply=lambda row, data: moderation_services.seat_collusion(
                 table_id=row.table_id,
                 seat=row.seat,

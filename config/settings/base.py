@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.utils.translation import gettext_lazy as _
 
 from infra.logs import logging_config
 
@@ -37,6 +38,8 @@ INSTALLED_APPS = [
     "accounts",
     "matchmaking",
     "games",
+    # The browser client at / (docs/web-client.md).
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -48,7 +51,13 @@ MIDDLEWARE = [
     # JSON error bodies under /api/ even with DEBUG on (infra/api/error_pages.py).
     "infra.api.error_pages.api_error_pages_middleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the web client, the admin, the API docs pages) from the process itself, in every
+    # role: no collectstatic step, no proxy rule (WHITENOISE_USE_FINDERS below).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the session's or cookie's choice (the client's switch), else Accept-Language;
+    # it translates the pages and the API's error messages, never their codes (docs/web-client.md).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -109,13 +118,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+# The project's own catalogue (config/locale/zh_Hans/LC_MESSAGES/django.po and its compiled .mo,
+# both committed; tests/web/test_i18n.py checks the .mo is current). Django's own strings come
+# with Django.
+LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+# No STATIC_ROOT: nothing is collected. WhiteNoise indexes the apps' static folders (in the installed
+# packages) once at start-up, so every role serves the same files with nothing to run first.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_MAX_AGE = int(os.environ.get("STATIC_MAX_AGE", "3600"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
@@ -411,12 +428,13 @@ LOGIN_URL = "oauth-login"
 LOGIN_REDIRECT_URL = "oauth2_provider:list"
 OAUTH2_PROVIDER = {
     "SCOPES": {
-        "read": "Read everything you can see",
-        "play": "Play your games, join and leave tables, take tickets",
-        "tables": "Create tables",
-        "webhooks": "Manage your webhooks",
-        "tokens": "List and revoke your personal access tokens, sign out everywhere",
-        "moderation": "Moderation (staff only)",
+        # Shown on the consent page, in the reader's language (config/locale).
+        "read": _("Read everything you can see"),
+        "play": _("Play your games, join and leave tables, take tickets"),
+        "tables": _("Create tables"),
+        "webhooks": _("Manage your webhooks"),
+        "tokens": _("List and revoke your personal access tokens, sign out everywhere"),
+        "moderation": _("Moderation (staff only)"),
     },
     "DEFAULT_SCOPES": ["read"],
     "PKCE_REQUIRED": True,

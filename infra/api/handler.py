@@ -14,6 +14,7 @@ from rest_framework.views import set_rollback
 
 from infra.api.busy import server_busy
 from infra.api.errors import ApiError, ErrorCode
+from infra.api.messages import localized_message
 from infra.api.renderers import render_json
 
 _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
@@ -84,7 +85,9 @@ def error_parts(exc: Exception) -> tuple[int, dict, dict[str, str]] | None:
         headers["Retry-After"] = str(error.extra["retry_after"])
     if error.status_code == 401 and "WWW-Authenticate" not in headers:
         headers["WWW-Authenticate"] = 'Bearer realm="api"'
-    return error.status_code, error.body(), headers
+    body = error.body()
+    body["message"] = localized_message(error.code, error.message)
+    return error.status_code, body, headers
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:

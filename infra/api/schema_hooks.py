@@ -24,6 +24,7 @@ SUMMARIES = {
     "game_action": "Act in a deal",
     "game_events": "Follow a deal's log",
     "game_final": "The final view of a deal",
+    "game_replay": "A finished deal step by step",
     "game_trustee": "Turn 托管 on or off",
     "matchmaking_stats": "Queue statistics",
     "ticket_create": "Queue for a table",

@@ -5,14 +5,20 @@ Sanctioning from the user list and aborting from the deal list act on games and 
 accounts and games must not import, so those two admin classes are extended here."""
 
 from django.contrib import admin
-from django.urls import reverse
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import UserAdmin
 from accounts.admin_forms import SOURCE, SanctionForm, confirm_with_reason
 from accounts.models import User
-from games.admin import GameAdmin
-from games.models import Game
+from games.admin import GameAdmin, may_see_hidden
+from games.models import Game, GameStatus
+from games.replay import ACTION_TERMS, game_replay
 from matchmaking.models import Report
 from matchmaking.moderation import services
 
@@ -38,13 +44,13 @@ def _abort(request, *, game_id: int, data: dict, report_id: int | None = None):
 class ModeratedUserAdmin(UserAdmin):
     actions = ("sanction_users",)
 
-    @admin.action(description="Sanction selected users…", permissions=["sanction"])
+    @admin.action(description=_("Sanction selected users…"), permissions=["sanction"])
     def sanction_users(self, request, queryset):
         return confirm_with_reason(
             self,
             request,
             queryset,
-            title="Sanction users",
+            title=_("Sanction users"),
             form_class=SanctionForm,
             apply=lambda user, data: _sanction(request, user_id=user.pk, data=data),
         )
@@ -56,18 +62,79 @@ class ModeratedUserAdmin(UserAdmin):
 class ModeratedGameAdmin(GameAdmin):
     actions = ("abort_games",)
 
-    @admin.action(description="Abort selected deals (unscored, table closed)…", permissions=["abort"])
+    @admin.action(description=_("Abort selected deals (unscored, table closed)…"), permissions=["abort"])
     def abort_games(self, request, queryset):
         return confirm_with_reason(
             self,
             request,
             queryset,
-            title="Abort deals",
+            title=_("Abort deals"),
             apply=lambda game, data: _abort(request, game_id=game.pk, data=data),
         )
 
     def has_abort_permission(self, request) -> bool:
         return request.user.has_perm("matchmaking.abort_game")
+
+    def get_fields(self, request, obj=None):
+        return (*super().get_fields(request, obj), "replay_link")
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.get_fields(request, obj)
+
+    @admin.display(description=_("replay"))
+    def replay_link(self, game: Game) -> str:
+        url = reverse("admin:games_game_replay", args=[game.pk])
+        return format_html(
+            '<a href="{}" id="game-replay-link">{}</a>', url, gettext("The deal as cards, step by step")
+        )
+
+    def get_urls(self):
+        replay = path(
+            "<int:game_id>/replay/", self.admin_site.admin_view(self.replay_view), name="games_game_replay"
+        )
+        return [replay, *super().get_urls()]
+
+    def replay_view(self, request, game_id: int):
+        """Every hand from the deal, each action in order (games/replay.py), the report's seats
+        highlighted (`?report=<id>`). A running deal's cards only to those who may see hidden cards,
+        as the deal's own page."""
+        game = get_object_or_404(Game, pk=game_id)
+        if not self.has_view_permission(request, game):
+            raise PermissionDenied
+        if game.status == GameStatus.RUNNING and not may_see_hidden(request):
+            raise PermissionDenied
+        report_id = request.GET.get("report", "")
+        report = Report.objects.filter(pk=report_id, game=game).first() if report_id.isdigit() else None
+        seats = list(game.seat_user_ids)
+        reported = seats.index(report.user_id) if report and report.user_id in seats else None
+        reporter = seats.index(report.reporter_id) if report and report.reporter_id in seats else None
+        replay = game_replay(game=game)
+        rows = [
+            {
+                "number": index + 1,
+                "seat": step["seat"],
+                "player": game.players[step["seat"]],
+                "type": step["action"]["type"],
+                "term": ACTION_TERMS.get(step["action"]["type"], ""),
+                "cards": " ".join(
+                    step["action"]["cards"] or ([step["action"]["card"]] if step["action"]["card"] else [])
+                ),
+                "beatable": step["beatable"],
+                "marked": step["seat"] in (reported, reporter),
+            }
+            for index, step in enumerate(replay["steps"])
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": gettext("Replay of deal %(id)s") % {"id": game.pk},
+            "game": game,
+            "report": report,
+            "replay": replay,
+            "rows": rows,
+            "marks": {"reported": reported, "reporter": reporter},
+        }
+        return TemplateResponse(request, "admin/games/game/replay.html", context)
 
 
 admin.site.unregister(User)
@@ -98,29 +165,34 @@ class ReportAdmin(admin.ModelAdmin):
     readonly_fields = fields
     actions = ("sanction_reported", "abort_reported", "dismiss_reports")
 
-    @admin.display(description="game")
+    @admin.display(description=_("game"))
     def game_link(self, report: Report) -> str:
         if report.game_id is None:
             return "-"
         url = reverse("admin:games_game_change", args=[report.game_id])
+        replay = reverse("admin:games_game_replay", args=[report.game_id]) + f"?report={report.pk}"
         return format_html(
-            '<a href="{}" class="report-game-link">deal {} and its events</a>', url, report.game_id
+            '<a href="{}" class="report-game-link">{}</a> · <a href="{}" class="report-replay-link">{}</a>',
+            url,
+            gettext("deal %(id)s and its events") % {"id": report.game_id},
+            replay,
+            gettext("replay"),
         )
 
-    @admin.action(description="Sanction the reported players…", permissions=["sanction"])
+    @admin.action(description=_("Sanction the reported players…"), permissions=["sanction"])
     def sanction_reported(self, request, queryset):
         return confirm_with_reason(
             self,
             request,
             queryset,
-            title="Sanction reported players",
+            title=_("Sanction reported players"),
             form_class=SanctionForm,
             apply=lambda report, data: _sanction(
                 request, user_id=report.user_id, data=data, report_id=report.pk
             ),
         )
 
-    @admin.action(description="Abort the reported deals…", permissions=["abort"])
+    @admin.action(description=_("Abort the reported deals…"), permissions=["abort"])
     def abort_reported(self, request, queryset):
         def apply(report, data):
             if report.game_id is None:
@@ -129,15 +201,15 @@ class ReportAdmin(admin.ModelAdmin):
                 raise ApiError(ErrorCode.INVALID_REQUEST, "This report names no deal.")
             return _abort(request, game_id=report.game_id, data=data, report_id=report.pk)
 
-        return confirm_with_reason(self, request, queryset, title="Abort reported deals", apply=apply)
+        return confirm_with_reason(self, request, queryset, title=_("Abort reported deals"), apply=apply)
 
-    @admin.action(description="Dismiss selected reports…", permissions=["dismiss"])
+    @admin.action(description=_("Dismiss selected reports…"), permissions=["dismiss"])
     def dismiss_reports(self, request, queryset):
         return confirm_with_reason(
             self,
             request,
             queryset,
-            title="Dismiss reports",
+            title=_("Dismiss reports"),
             apply=lambda report, data: services.report_dismiss(
                 report_id=report.pk, moderator=request.user, note=data["reason"], source=SOURCE
             ),

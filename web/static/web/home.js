@@ -1,0 +1,164 @@
+// Home: sign in (a guest, or an account), choose a preset, quick match with bots, the lobby, your
+// seats at unfinished tables (docs/client-guide.md §1, §2, §5).
+import { auth, call, get, post } from "./api.js";
+import { PRESETS, T, el, fail, presetName, say } from "./ui.js";
+
+function signIn(root, go) {
+  const username = el("input", { name: "username", autocomplete: "username", required: true, id: "username" });
+  const password = el("input", {
+    name: "password", type: "password", autocomplete: "current-password", required: true, id: "password",
+  });
+  const submit = (path) => async (event) => {
+    event.preventDefault();
+    try {
+      const answer = await post(path, { username: username.value, password: password.value });
+      auth.token = answer.token;
+      go("/");
+    } catch (error) {
+      fail(error);
+    }
+  };
+  const form = el("form", { class: "panel login", onsubmit: submit("auth/token") },
+    el("h2", {}, T.log_in),
+    el("label", { for: "username" }, T.username), username,
+    el("label", { for: "password" }, T.password), password,
+    el("div", { class: "buttons" },
+      el("button", { type: "submit" }, T.log_in),
+      el("button", { type: "button", onclick: submit("auth/register") }, T.register)));
+  root.append(
+    el("section", { class: "panel welcome" },
+      el("button", {
+        type: "button", class: "primary", id: "guest",
+        onclick: async () => {
+          try {
+            auth.token = (await post("auth/guest")).token;
+            go("/");
+          } catch (error) {
+            fail(error);
+          }
+        },
+      }, T.play_guest)),
+    form);
+}
+
+function presetChooser() {
+  const select = el("select", { id: "preset", name: "preset" },
+    PRESETS.map((p) => el("option", { value: p.id }, p.name)));
+  select.value = localStorage.getItem("bh.preset") || "pagat";
+  const rules = el("p", { class: "rules", id: "preset-rules" });
+  const show = () => {
+    localStorage.setItem("bh.preset", select.value);
+    rules.textContent = PRESETS.find((p) => p.id === select.value).rules;
+  };
+  select.addEventListener("change", show);
+  show();
+  const details = el("details", {}, el("summary", {}, T.rules), rules);
+  return { select, block: el("div", { class: "preset" }, el("label", { for: "preset" }, T.preset), select, details) };
+}
+
+async function waitForTicket(ticket, signal, go) {
+  while (!signal.aborted && ticket.status === "waiting") {
+    ticket = await get(`matchmaking/tickets/${ticket.id}?wait=10`);
+  }
+  if (ticket.status === "matched") go(`/play/${ticket.game}`);
+  else if (!signal.aborted) say(ticket.status, "error");
+}
+
+async function waitForDeal(tableId, signal, go) {
+  while (!signal.aborted) {
+    const table = await get(`tables/${tableId}`);
+    if (table.current_game) return go(`/play/${table.current_game}`);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+  }
+}
+
+function tableRow(table, action) {
+  const taken = table.seats.filter((s) => s.user).length;
+  return el("li", { class: "table-row" },
+    el("span", {}, `#${table.id} ${presetName(table.preset)} · ${taken}/5 ${T.seats_taken}`),
+    action);
+}
+
+export function homePage(root, go) {
+  const stop = new AbortController();
+  if (!auth.token) {
+    signIn(root, go);
+    return () => stop.abort();
+  }
+  const { select, block } = presetChooser();
+  let ticket = null;
+  const cancel = el("button", {
+    type: "button", hidden: true, id: "cancel-ticket",
+    onclick: async () => {
+      if (!ticket) return;
+      await call("DELETE", `matchmaking/tickets/${ticket.id}`).catch(() => null);
+      location.reload();
+    },
+  }, T.cancel);
+  const quick = el("button", {
+    type: "button", class: "primary", id: "quick-match",
+    onclick: async () => {
+      try {
+        quick.disabled = true;
+        ticket = await post("matchmaking/tickets", { preset: select.value, bots: true });
+        say(T.waiting_match);
+        cancel.hidden = false;
+        await waitForTicket(ticket, stop.signal, go);
+      } catch (error) {
+        quick.disabled = false;
+        fail(error);
+      }
+    },
+  }, T.quick_match);
+  const active = el("ul", { class: "list", id: "active" });
+  const lobby = el("ul", { class: "list", id: "lobby" });
+  const playing = el("ul", { class: "list", id: "playing" });
+  root.append(
+    el("section", { class: "panel" }, block, el("div", { class: "buttons" }, quick, cancel)),
+    el("section", { class: "panel" }, el("h2", {}, T.your_seats), active),
+    el("section", { class: "panel" }, el("h2", {}, T.lobby), lobby),
+    el("section", { class: "panel" }, el("h2", {}, T.playing_tables), playing),
+  );
+
+  (async () => {
+    try {
+      const mine = await get("me/active");
+      for (const seat of mine.tables) {
+        active.append(el("li", { class: "table-row" },
+          el("span", {}, `#${seat.table}`),
+          seat.game ? el("a", { href: `/play/${seat.game}`, "data-route": true, class: "button" }, T.rejoin) : null));
+      }
+      for (const waiting of mine.tickets) {
+        ticket = waiting;
+        say(T.waiting_match);
+        cancel.hidden = false;
+        waitForTicket(waiting, stop.signal, go).catch(fail);
+      }
+      const open = await get(`tables?status=waiting&preset=${select.value}`);
+      if (!open.results.length) lobby.append(el("li", {}, T.lobby_empty));
+      for (const table of open.results) {
+        lobby.append(tableRow(table, el("button", {
+          type: "button",
+          onclick: async () => {
+            try {
+              await post(`tables/${table.id}/join`, {});
+              await waitForDeal(table.id, stop.signal, go);
+            } catch (error) {
+              fail(error);
+            }
+          },
+        }, T.join)));
+      }
+      const busy = await get("tables?status=playing");
+      for (const table of busy.results) {
+        if (table.current_game) {
+          playing.append(tableRow(table,
+            el("a", { href: `/play/${table.current_game}`, "data-route": true, class: "button" }, T.watch)));
+        }
+      }
+    } catch (error) {
+      fail(error);
+    }
+  })();
+  return () => stop.abort();
+}
