@@ -23,6 +23,7 @@ import pytest
 
 from games import engine
 from games.engine import Action
+from games.engine.bots import searching
 
 from .helpers import ENDED, PASS, PRESET_NAMES, SOLO, STAY, P, act, answer_window, deal
 
@@ -124,9 +125,10 @@ def _dealt_hands(rules, seed):
     return [list(engine.seat_view(state, s)["hand"]) for s in range(5)], state.candidate
 
 
-def _compare_blind(name, seed, viewer):
+def _compare_blind(name, seed, viewer, level="normal"):
     """Drive two deals through one public history; return how many of the viewer's decisions were
-    compared (views equal, choices equal)."""
+    compared (views equal, choices equal). `hard` gets engine.bot_view (the view plus the public
+    plays) and the same rng in both deals."""
     rules = engine.preset(name)
     hands, candidate = _dealt_hands(rules, seed)
     rng = random.Random(seed * 7 + viewer)
@@ -144,11 +146,11 @@ def _compare_blind(name, seed, viewer):
             break
         seat = seats[0]
         if seat == viewer:
-            view_a, view_b = engine.seat_view(a, viewer), engine.seat_view(b, viewer)
+            view_a, view_b = engine.bot_view(a, viewer), engine.bot_view(b, viewer)
             if view_a != view_b:
                 break  # the viewer was shown something different: no longer a pair to compare
-            choice_b = engine.bot_action(view_b)
-            choice_a = engine.bot_action(view_a)
+            choice_b = engine.bot_action(view_b, level=level, rng=random.Random(len(a.log)))
+            choice_a = engine.bot_action(view_a, level=level, rng=random.Random(len(a.log)))
             assert choice_a == choice_b, f"{name} seed {seed} seat {viewer}: {choice_a} != {choice_b}"
             compared += 1
             action = choice_a
@@ -172,6 +174,22 @@ def test_bot_sees_nothing_hidden_same_choice_when_only_hidden_cards_differ(name)
     assert compared >= 60, f"only {compared} decisions compared"
 
 
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_bot_sees_nothing_hidden_same_choice_when_only_hidden_cards_differ(name, monkeypatch):
+    """The same pairs of deals for `hard`, which samples the hidden cards: equal views and the same
+    rng give the same choice. A small search budget keeps the test quick; every search still runs."""
+    monkeypatch.setattr(searching, "DECISION_BUDGET", 150)
+    compared = searched = 0
+    calls = []
+    real = searching.Deducer.world
+    monkeypatch.setattr(searching.Deducer, "world", lambda self, rng: calls.append(1) or real(self, rng))
+    for viewer in range(5):
+        compared += _compare_blind(name, 0, viewer, level="hard")
+    searched = len(calls)
+    assert compared >= 20, f"only {compared} decisions compared"
+    assert searched > 0, "no decision was searched"
+
+
 def test_bot_ignores_which_other_seat_holds_a_hidden_guard_card():
     """weihai: seat 0 is emperor (BJ*), the guard card SJ* sits with seat 2 or with seat 3; seat 1,
     a commoner who cannot know which, answers the emperor's lead the same in both deals."""
@@ -189,6 +207,10 @@ def test_bot_ignores_which_other_seat_holds_a_hidden_guard_card():
     view_a, view_b = engine.seat_view(a, 1), engine.seat_view(b, 1)
     assert view_a == view_b
     assert engine.bot_action(view_a) == engine.bot_action(view_b)
+    hard_a, hard_b = engine.bot_view(a, 1), engine.bot_view(b, 1)
+    assert hard_a == hard_b
+    assert engine.bot_action(hard_a, level="hard", rng=random.Random(1)) == engine.bot_action(
+        hard_b, level="hard", rng=random.Random(1))
 
 
 # --- what the bots module may import ---------------------------------------------------------------
@@ -348,3 +370,84 @@ def test_unknown_level_is_a_value_error():
     view = engine.seat_view(state, engine.to_act(state)[0])
     with pytest.raises(ValueError):
         engine.bot_action(view, level="grandmaster")
+
+
+# --- hard --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_bot_plays_legal_deterministic_actions_to_the_end(name, monkeypatch):
+    """One hard seat among normal ones (a small search budget keeps it quick): every choice is legal
+    and the same for the same view and rng."""
+    monkeypatch.setattr(searching, "DECISION_BUDGET", 150)
+    state = engine.new_deal(engine.preset(name), seed=21)
+    for _ in range(MAX_DECISIONS):
+        if state.phase in ENDED:
+            break
+        seat = engine.to_act(state)[0]
+        if seat == 2:
+            view = engine.bot_view(state, seat)
+            action = engine.bot_action(view, level="hard", rng=random.Random(len(state.log)))
+            assert action in engine.legal_actions(state, seat)
+            assert action == engine.bot_action(view, level="hard", rng=random.Random(len(state.log)))
+        else:
+            action = engine.bot_action(engine.seat_view(state, seat))
+        state = act(state, seat, action)
+    assert state.phase in ENDED
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_worlds_agree_with_the_view(name):
+    """A sampled world keeps my hand, every seat's card count, the roles the view shows, and no card
+    already played; the called or marked card sits with a seat that may hold it."""
+    state = engine.new_deal(engine.preset(name), seed=4)
+    checked = 0
+    for _ in range(MAX_DECISIONS):
+        if state.phase in ENDED:
+            break
+        seat = engine.to_act(state)[0]
+        if state.phase == "play" and seat == 1:
+            view = engine.bot_view(state, seat)
+            from games.engine.bots.reading import read_view
+
+            world = searching.Deducer(view, read_view(view)).world(random.Random(checked))
+            assert world is not None
+            assert sorted(world.hands[1]) == sorted(view["hand"])
+            for s, shown in enumerate(view["counts"]):
+                if isinstance(shown, int):
+                    assert len(world.hands[s]) == shown
+            assert world.emperor == state.emperor and world.turn == state.turn
+            played = [c for _, cards in view["plays"] for c in cards]
+            held = [c for h in world.hands for c in h]
+            deck = list(state.rules.deck)
+            for code in set(held):
+                assert held.count(code) + played.count(code) <= deck.count(code)
+            if "BJ*" in held and "BJ*" not in view["hand"] and "BJ*" not in played:
+                assert "BJ*" in world.hands[state.emperor]
+            checked += 1
+        state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    assert checked >= 3
+
+
+def test_hard_differs_from_normal_somewhere(monkeypatch):
+    monkeypatch.setattr(searching, "DECISION_BUDGET", 400)
+    differs = 0
+    for seed in range(3):
+        state = engine.new_deal(engine.preset("pagat"), seed=seed)
+        while state.phase not in ENDED:
+            seat = engine.to_act(state)[0]
+            view = engine.bot_view(state, seat)
+            normal = engine.bot_action(view)
+            differs += engine.bot_action(view, level="hard", rng=random.Random(seed)) != normal
+            state = act(state, seat, normal)
+    assert differs > 0
+
+
+def test_hard_searches_nothing_for_a_single_legal_action(monkeypatch):
+    state = engine.new_deal(engine.preset("weihai"), seed=3)
+    while not (state.phase == "play" and len(engine.legal_actions(state, engine.to_act(state)[0])) == 1):
+        seat = engine.to_act(state)[0]
+        state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    monkeypatch.setattr(searching.Deducer, "world", lambda self, rng: pytest.fail("searched"))
+    seat = engine.to_act(state)[0]
+    assert engine.bot_action(engine.bot_view(state, seat), level="hard", rng=random.Random(0)) == PASS
