@@ -217,6 +217,12 @@ def main() -> None:
             print(f"bot_action decision time ({key}): p50 {_percentile(histogram, 0.5)} µs, "
                   f"p99 {_percentile(histogram, 0.99)} µs, max {max(histogram)} µs over "
                   f"{sum(histogram.values()):,} decisions (goal: p99 <= {goal:,} µs)")
+    if hard and timing["cpu"]:
+        spent = sum(micros * n for micros, n in timing["cpu"].items()) / 1e6
+        seat_deals = 5 * sum(len(results[name]) for name in args.presets)
+        per_seat = spent / max(seat_deals, 1)
+        print(f"hard decisions: {spent:.0f} s CPU in all, {per_seat:.2f} s per seat and deal "
+              f"(docs/scaling.md \"Hard bots\")")
     short = [name for name in args.presets if len(results[name]) < args.deals]
     if short:
         print(f"--seconds {args.seconds:.0f} ran out before {args.deals} deals in: {', '.join(short)}")
