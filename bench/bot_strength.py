@@ -72,8 +72,9 @@ def trustee(state, seat: int, checks: Counter) -> engine.Action:
     return found
 
 
-def play(rules, seed: int, seats: tuple[str, ...], timing: dict, checks: Counter,
-         level: str = "normal") -> tuple[int, ...]:
+def play(
+    rules, seed: int, seats: tuple[str, ...], timing: dict, checks: Counter, level: str = "normal"
+) -> tuple[int, ...]:
     """One deal with the given player kind in each seat; the bot (at `level`) decision times (µs) go
     to `timing`, `checks` counts the trustee leads."""
     state = engine.new_deal(rules, seed=seed)
@@ -147,8 +148,12 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--bot", choices=("normal", "hard"), default="normal", help="the level measured")
     parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=["trustee", "random"])
-    parser.add_argument("--seconds", type=float, default=3000.0,
-                        help="stop after this many seconds even if not all deals are played (default 3,000)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=3000.0,
+        help="stop after this many seconds even if not all deals are played (default 3,000)",
+    )
     args = parser.parse_args()
     started = time.time()
     deadline = started + args.seconds
@@ -156,8 +161,11 @@ def main() -> None:
     hard = args.bot == "hard"
     z, ci = (Z95, "95%") if hard else (Z99, "99%")
     chunk = 1 if hard else CHUNK  # a hard deal is slow: one per task, so --seconds cuts finely
-    tasks = [(name, first, min(chunk, args.deals - first), deadline, args.bot, tuple(args.baselines))
-             for first in range(0, args.deals, chunk) for name in args.presets]
+    tasks = [
+        (name, first, min(chunk, args.deals - first), deadline, args.bot, tuple(args.baselines))
+        for first in range(0, args.deals, chunk)
+        for name in args.presets
+    ]
     results: dict[str, list[dict]] = {name: [] for name in args.presets}
     timing = {"cpu": Counter(), "wall": Counter()}
     cpu_seconds = 0.0
@@ -181,12 +189,18 @@ def main() -> None:
             pool.close()
             pool.join()
     elapsed = time.time() - started
-    print(f"{args.processes} processes, {elapsed:.0f} s wall, {cpu_seconds:.0f} s CPU in the workers "
-          f"(on {args.processes} idle cores: about {cpu_seconds / args.processes / 60:.0f} min)")
-    print(f"bot level {args.bot}; scores are per seat and deal; advantage = bot − baseline in the same seat "
-          f"with the same cards, {ci} CI over deals")
-    header = (f"{'preset':<18} {'deals':>6} {'baseline':>8} {'base score':>10} {'bot score':>10} "
-              f"{'advantage':>10} {ci + ' CI':>19}")
+    print(
+        f"{args.processes} processes, {elapsed:.0f} s wall, {cpu_seconds:.0f} s CPU in the workers "
+        f"(on {args.processes} idle cores: about {cpu_seconds / args.processes / 60:.0f} min)"
+    )
+    print(
+        f"bot level {args.bot}; scores are per seat and deal; advantage = bot − baseline in the same seat "
+        f"with the same cards, {ci} CI over deals"
+    )
+    header = (
+        f"{'preset':<18} {'deals':>6} {'baseline':>8} {'base score':>10} {'bot score':>10} "
+        f"{'advantage':>10} {ci + ' CI':>19}"
+    )
     print(header)
     shortfalls = []
     pooled: dict[str, list[float]] = {b: [] for b in args.baselines}
@@ -202,27 +216,35 @@ def main() -> None:
             mean, low, high = _interval([b - a for a, b in zip(base, bot)], z)
             if low <= 0:
                 shortfalls.append(f"{name} vs {baseline}")
-            print(f"{name:<18} {len(rows):>6} {baseline:>8} {statistics.fmean(base):>10.3f} "
-                  f"{statistics.fmean(bot):>10.3f} {mean:>10.3f} [{low:>8.3f}, {high:>8.3f}]")
+            print(
+                f"{name:<18} {len(rows):>6} {baseline:>8} {statistics.fmean(base):>10.3f} "
+                f"{statistics.fmean(bot):>10.3f} {mean:>10.3f} [{low:>8.3f}, {high:>8.3f}]"
+            )
     for baseline, values in pooled.items():
         if len(values) > 1:
             mean, low, high = _interval(values, z)
-            print(f"{'pooled':<18} {len(values):>6} {baseline:>8} {'':>10} {'':>10} {mean:>10.3f} "
-                  f"[{low:>8.3f}, {high:>8.3f}]")
+            print(
+                f"{'pooled':<18} {len(values):>6} {baseline:>8} {'':>10} {'':>10} {mean:>10.3f} "
+                f"[{low:>8.3f}, {high:>8.3f}]"
+            )
     # CPU time is the figure to compare on a shared machine: wall time also counts the moments
     # another process had the core.
     goal = 250_000 if hard else 2_000
     for key, histogram in timing.items():
         if histogram:
-            print(f"bot_action decision time ({key}): p50 {_percentile(histogram, 0.5)} µs, "
-                  f"p99 {_percentile(histogram, 0.99)} µs, max {max(histogram)} µs over "
-                  f"{sum(histogram.values()):,} decisions (goal: p99 <= {goal:,} µs)")
+            print(
+                f"bot_action decision time ({key}): p50 {_percentile(histogram, 0.5)} µs, "
+                f"p99 {_percentile(histogram, 0.99)} µs, max {max(histogram)} µs over "
+                f"{sum(histogram.values()):,} decisions (goal: p99 <= {goal:,} µs)"
+            )
     if hard and timing["cpu"]:
         spent = sum(micros * n for micros, n in timing["cpu"].items()) / 1e6
         seat_deals = 5 * sum(len(results[name]) for name in args.presets)
         per_seat = spent / max(seat_deals, 1)
-        print(f"hard decisions: {spent:.0f} s CPU in all, {per_seat:.2f} s per seat and deal "
-              f"(docs/scaling.md \"Hard bots\")")
+        print(
+            f"hard decisions: {spent:.0f} s CPU in all, {per_seat:.2f} s per seat and deal "
+            f'(docs/scaling.md "Hard bots")'
+        )
     short = [name for name in args.presets if len(results[name]) < args.deals]
     if short:
         print(f"--seconds {args.seconds:.0f} ran out before {args.deals} deals in: {', '.join(short)}")

@@ -73,8 +73,12 @@ def test_bots_in_every_seat_play_legal_actions_to_the_end(name):
 def test_bots_mixed_with_trustee_random_and_easy_seats_finish(name):
     rules = engine.preset(name)
     rng = random.Random(f"mixed {name}")
-    line_ups = [("bot", "trustee", "random", "bot", "easy"), ("random", "bot", "trustee", "easy", "random"),
-                ("trustee", "trustee", "bot", "trustee", "trustee"), ("random",) * 4 + ("bot",)]
+    line_ups = [
+        ("bot", "trustee", "random", "bot", "easy"),
+        ("random", "bot", "trustee", "easy", "random"),
+        ("trustee", "trustee", "bot", "trustee", "trustee"),
+        ("random",) * 4 + ("bot",),
+    ]
     for seed, kinds in enumerate(line_ups):
         final = _play_out(engine.new_deal(rules, seed=100 + seed), kinds, rng)
         assert final.phase in ENDED
@@ -112,8 +116,11 @@ def _hidden_variant(hands, viewer, rng, move_guard_card):
     if move_guard_card:
         holder = next((s for s in others if "SJ*" in hands[s]), None)
         if holder is not None:
-            target = next(s for s in others if s != holder and "BJ*" not in hands[s]
-                          and any(c[0] in SHUFFLED_RANKS for c in hands[s]))
+            target = next(
+                s
+                for s in others
+                if s != holder and "BJ*" not in hands[s] and any(c[0] in SHUFFLED_RANKS for c in hands[s])
+            )
             swap = next(i for i, c in enumerate(hands[target]) if c[0] in SHUFFLED_RANKS)
             hands[holder][hands[holder].index("SJ*")], hands[target][swap] = hands[target][swap], "SJ*"
     return hands
@@ -195,8 +202,13 @@ def test_hard_bot_sees_nothing_hidden_same_choice_when_only_hidden_cards_differ(
 def test_bot_ignores_which_other_seat_holds_a_hidden_guard_card():
     """weihai: seat 0 is emperor (BJ*), the guard card SJ* sits with seat 2 or with seat 3; seat 1,
     a commoner who cannot know which, answers the emperor's lead the same in both deals."""
-    base = ["BJ* 2S KS KH 9C 9D", "7S 7H 8S 8H QS TD", "SJ* AS AH JC JD 8C", "AC AD QC QD TC TH",
-            "KC KD JS JH 9S 9H"]
+    base = [
+        "BJ* 2S KS KH 9C 9D",
+        "7S 7H 8S 8H QS TD",
+        "SJ* AS AH JC JD 8C",
+        "AC AD QC QD TC TH",
+        "KC KD JS JH 9S 9H",
+    ]
     swapped = list(base)
     swapped[2], swapped[3] = base[2].replace("SJ*", "AC"), base[3].replace("AC", "SJ*")
     a, b = deal("weihai", base), deal("weihai", swapped)
@@ -212,7 +224,8 @@ def test_bot_ignores_which_other_seat_holds_a_hidden_guard_card():
     hard_a, hard_b = engine.bot_view(a, 1), engine.bot_view(b, 1)
     assert hard_a == hard_b
     assert engine.bot_action(hard_a, level="hard", rng=random.Random(1)) == engine.bot_action(
-        hard_b, level="hard", rng=random.Random(1))
+        hard_b, level="hard", rng=random.Random(1)
+    )
 
 
 # --- what the bots module may import ---------------------------------------------------------------
@@ -231,8 +244,11 @@ def test_bots_import_only_the_engine_and_the_standard_library():
                 if node.level > 2:
                     outside.append((path.name, "." * node.level + (node.module or "")))
             elif isinstance(node, ast.Import):
-                outside += [(path.name, alias.name) for alias in node.names
-                            if alias.name.split(".")[0] not in sys.stdlib_module_names]
+                outside += [
+                    (path.name, alias.name)
+                    for alias in node.names
+                    if alias.name.split(".")[0] not in sys.stdlib_module_names
+                ]
     assert outside == [], f"imports outside the engine and the standard library: {outside}"
 
 
@@ -265,8 +281,13 @@ def _bot(state, seat):
 
 
 def test_bot_does_not_beat_a_known_partner_who_holds_the_trick():
-    hands = ["BJ* 7C 8C 9C TC JC QC KC AC 2C", "QS 9S 9H 8S 8H TS TH JS JH", "AS AH 2S TD JD 7D 8D 9D QD",
-             "7S 7H 8H 9S TS JS QH KH 2H", "KS KD QS JH TH 9H 8S 7S 2D"]
+    hands = [
+        "BJ* 7C 8C 9C TC JC QC KC AC 2C",
+        "QS 9S 9H 8S 8H TS TH JS JH",
+        "AS AH 2S TD JD 7D 8D 9D QD",
+        "7S 7H 8H 9S TS JS QH KH 2H",
+        "KS KD QS JH TH 9H 8S 7S 2D",
+    ]
     state = _weihai_open_solo(hands)
     state = act(state, 0, P("7C"))
     state = act(state, 1, P("QS"))  # seat 1, a partner of seat 2 against the soloist, holds the trick
@@ -275,8 +296,13 @@ def test_bot_does_not_beat_a_known_partner_who_holds_the_trick():
 
 
 def test_bot_beats_the_soloist_when_it_can_win_the_trick_cheaply():
-    hands = ["BJ* 7C 8C 9C TC JC QC KC AC 2C", "QS 9S 9H 8S 8H TS TH JS JH", "AS AH 2S TD JD 7D 8D 9D QD",
-             "7S 7H 8H 9S TS JS QH KH 2H", "KS KD QS JH TH 9H 8S 7S 2D"]
+    hands = [
+        "BJ* 7C 8C 9C TC JC QC KC AC 2C",
+        "QS 9S 9H 8S 8H TS TH JS JH",
+        "AS AH 2S TD JD 7D 8D 9D QD",
+        "7S 7H 8H 9S TS JS QH KH 2H",
+        "KS KD QS JH TH 9H 8S 7S 2D",
+    ]
     state = _weihai_open_solo(hands)
     state = act(state, 0, P("7C"))
     choice = _bot(state, 1)
@@ -284,8 +310,13 @@ def test_bot_beats_the_soloist_when_it_can_win_the_trick_cheaply():
 
 
 def test_bot_leads_the_set_holding_its_lowest_card():
-    hands = ["BJ* 8C 8D 9C 9D 9H KC KD KH AS", "7S 7H 8S 8H TS TH JS JH QS", "AH 2S TD JD 7D 8D 9S QD QH",
-             "TC JC QC KS AC AD 2C 2D 2H", "JD TC QS KS 9S 8S 7C 7H QH"]
+    hands = [
+        "BJ* 8C 8D 9C 9D 9H KC KD KH AS",
+        "7S 7H 8S 8H TS TH JS JH QS",
+        "AH 2S TD JD 7D 8D 9S QD QH",
+        "TC JC QC KS AC AD 2C 2D 2H",
+        "JD TC QS KS 9S 8S 7C 7H QH",
+    ]
     state = act(deal("weihai", hands), 0, Action("accept"))
     while state.phase.endswith("_window"):
         state = act(state, engine.to_act(state)[0], STAY)
@@ -296,8 +327,13 @@ def test_bot_leads_the_set_holding_its_lowest_card():
 def _soloist_leads_a_king(soloist_rest):
     """Seat 4 claims an open solo in the solo window (明独) and leads a king; seat 0, next to act,
     can beat it only with its big joker (BJ*, a plain joker once a solo is open, docs/rules.md §2.5)."""
-    hands = ["BJ* 7S 7H 8S 8H 9S 9H TS TH", "7D 8D 9D TD JD QD AD 2D", "7C 8C 9C TC JC QC AC 2C",
-             "JS JH QS QH 2S 2H AS AH", "KS " + soloist_rest]
+    hands = [
+        "BJ* 7S 7H 8S 8H 9S 9H TS TH",
+        "7D 8D 9D TD JD QD AD 2D",
+        "7C 8C 9C TC JC QC AC 2C",
+        "JS JH QS QH 2S 2H AS AH",
+        "KS " + soloist_rest,
+    ]
     state = act(deal("weihai", hands), 0, Action("accept"))
     state = answer_window(state, {4: SOLO}, expect="solo_window")
     while state.phase.endswith("_window"):
@@ -321,8 +357,13 @@ def test_bot_keeps_its_joker_when_the_opponent_is_far_from_out():
 def test_bot_leads_a_set_larger_than_a_nearly_out_opponents_hand():
     """The soloist holds two cards: any pair or single could let him out, a triple cannot be answered
     (an answer has as many cards as the play), so the bot leads its triple, not its lowest card."""
-    hands = ["BJ* 7C 8C", "TS 7S 8S 8H 9S 9H 9D", "7D 8D TD JD QD KD AD 2D", "7H 9C TC JC QC KC AC 2C",
-             "KS QH 2S 2H AS AH KH TH"]
+    hands = [
+        "BJ* 7C 8C",
+        "TS 7S 8S 8H 9S 9H 9D",
+        "7D 8D TD JD QD KD AD 2D",
+        "7H 9C TC JC QC KC AC 2C",
+        "KS QH 2S 2H AS AH KH TH",
+    ]
     state = _weihai_open_solo(hands)
     state = act(state, 0, P("7C"))
     state = act(state, 1, P("TS"))
@@ -336,8 +377,13 @@ def test_bot_leads_a_set_larger_than_a_nearly_out_opponents_hand():
 def test_bot_keeps_must_last_sixes_for_its_last_play():
     """weihai 憋6: the sixes go only with the last play, so the bot leads its other set first and then
     goes out with the sixes (docs/rules.md §1 "Must-play-last")."""
-    hands = ["BJ* 6S 6H KC KD KH", "7S 7H 8S 8H TS TH", "7D 8D 9D TD JD QD", "7C 8C 9C TC JC QC",
-             "JS JH QS QH AS AH"]
+    hands = [
+        "BJ* 6S 6H KC KD KH",
+        "7S 7H 8S 8H TS TH",
+        "7D 8D 9D TD JD QD",
+        "7C 8C 9C TC JC QC",
+        "JS JH QS QH AS AH",
+    ]
     state = act(deal("weihai", hands), 0, Action("accept"))
     while state.phase.endswith("_window"):
         state = act(state, engine.to_act(state)[0], STAY)

@@ -128,8 +128,9 @@ class Deducer:
             self.solo = self.solo or ("hidden" if self.soloist == seat else "open")
         self.guard_card = _guard_card(reading, view)
         # A hidden guard is one of the seats neither emperor nor a declared commoner (造反 is public).
-        self.guard_choices = [s for s in range(5) if s not in (seat, self.emperor) and roles[s] is None
-                              and self.counts[s] > 0]
+        self.guard_choices = [
+            s for s in range(5) if s not in (seat, self.emperor) and roles[s] is None and self.counts[s] > 0
+        ]
 
     def world(self, rng: random.Random) -> State | None:
         view, reading, seat = self.view, self.reading, self.seat
@@ -172,7 +173,7 @@ class Deducer:
             need = counts[s] - len(hands[s])
             if need > len(pool) - at:
                 return None
-            hands[s] += pool[at:at + need]
+            hands[s] += pool[at : at + need]
             at += need
         return self._state(hands, guard, solo)
 
@@ -185,18 +186,35 @@ class Deducer:
         if view.get("called_card"):
             specials |= {view["called_card"]}
         state = State(
-            rules=rules, seed=0, start_seat=view.get("start_seat") or 0, hands=frozen, dealt=frozen,
-            phase=Phase.PLAY, emperor=self.emperor, guard=guard, solo=solo,
-            guard_public=self.guard_public, solo_public=solo == "open", called_card=view.get("called_card"),
-            specials=specials, multiplier=view.get("multiplier") or 1, passed=tuple(view.get("passed") or ()),
-            turn=view["turn"], finish_order=order, places=places,
+            rules=rules,
+            seed=0,
+            start_seat=view.get("start_seat") or 0,
+            hands=frozen,
+            dealt=frozen,
+            phase=Phase.PLAY,
+            emperor=self.emperor,
+            guard=guard,
+            solo=solo,
+            guard_public=self.guard_public,
+            solo_public=solo == "open",
+            called_card=view.get("called_card"),
+            specials=specials,
+            multiplier=view.get("multiplier") or 1,
+            passed=tuple(view.get("passed") or ()),
+            turn=view["turn"],
+            finish_order=order,
+            places=places,
             declarations=tuple((d["seat"], d["type"]) for d in view.get("declarations") or ()),
         )
         table = view.get("table")
         if table is not None:
             cards = tuple(table["cards"])
-            state.table = TablePlay(table["seat"], cards, values_of(cards, supers_for(state, table["seat"])),
-                                    bool(table.get("bomb")))
+            state.table = TablePlay(
+                table["seat"],
+                cards,
+                values_of(cards, supers_for(state, table["seat"])),
+                bool(table.get("bomb")),
+            )
         return state
 
 
@@ -274,8 +292,9 @@ class Rollout:
         naturals = self.naturals[seat]
         ranks = [v for v in naturals if v != self.must_last]
         if not ranks:  # jokers and must-last cards only: they go out together
-            return tuple(sorted([v for v, n in naturals.items() for _ in range(n)] + self.jokers[seat],
-                                reverse=True))
+            return tuple(
+                sorted([v for v, n in naturals.items() for _ in range(n)] + self.jokers[seat], reverse=True)
+            )
         if self._danger(seat) <= NEARLY_OUT:
             value = max(ranks, key=lambda v: (naturals[v], -v))
         else:
@@ -303,13 +322,16 @@ class Rollout:
                 key = (0, not whole, value)
                 answer = (value,) * need
             elif urgent and count + len(jokers) >= need:
-                spent = jokers[:need - count]
+                spent = jokers[: need - count]
                 key = (len(spent), True, value)
                 answer = tuple(sorted(spent, reverse=True)) + (value,) * count
             else:
                 continue
-            if (best_key is None or key < best_key) and is_valid_play(rules, answer) \
-                    and beats_values(rules, answer, table):
+            if (
+                (best_key is None or key < best_key)
+                and is_valid_play(rules, answer)
+                and beats_values(rules, answer, table)
+            ):
                 best, best_key = answer, key
         if best is None and urgent and len(jokers) >= need:
             answer = tuple(sorted(jokers[:need], reverse=True))
