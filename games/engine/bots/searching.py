@@ -3,9 +3,10 @@
 The view says which cards I hold, how many every other seat holds, every play made so far this deal
 (`plays`, the public log a client is shown), the roles I may know and the called card. The cards I
 cannot see are dealt at random into the other hands, consistent with all of that (a *world*); each
-candidate action is played out in the same worlds to the end of the deal by a fast rollout policy in
-every seat, and the candidate with the best mean score for my seat wins. The worlds are the bot's
-own guesses built from the view alone: the real State and the other real hands are never read.
+candidate action is played out in the same worlds to the end of the deal by a fast rollout policy
+in every seat (`Rollout`), and the candidate with the best mean score for my seat wins (another than
+the normal bot's choice only by a clear margin, `choose`). The worlds are the bot's own guesses
+built from the view alone: the real State and the other real hands are never read.
 
 Cost is bounded by rollout *decisions*, not by time, so that the same view and rng always give the
 same answer: whole worlds are added (every candidate in each, common random numbers) until
