@@ -13,6 +13,7 @@ and do nothing once the game has moved on, so a late, early, duplicated or redel
 
 import hashlib
 import json
+import random
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -407,8 +408,9 @@ def games_bots_sweep(*, grace: float | None = None, limit: int = 500) -> int:
 
 
 def game_bots_act(*, game_id: int, version: int) -> bool:
-    """The bot seats prompted at `version` act, each by engine.bot_action on its own seat view (the
-    JSON a client of that seat is served), through the same path as a player's move. A stale or
+    """The bot seats prompted at `version` act, each by engine.bot_action on its own seat's
+    engine.bot_view (the JSON a client of that seat is served, with the deal's public plays), at the
+    table's bot level, through the same path as a player's move. A stale or
     duplicated task finds another version and does nothing."""
     with wakeups.batched(), transaction.atomic():
         try:
@@ -422,10 +424,15 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
         if not seats:
             return False
         work = GameWork(game=game)
+        # The table's bot level, else the server's (docs/bots.md); only seats the server plays
+        # itself get here, never an integrator's bot account (docs/integrations.md).
+        level = game.table.bot_level or settings.BOTS_LEVEL
         for seat in seats:
             if state.phase in actions.FINISHED_PHASES or seat not in engine.to_act(state):
                 break
-            action = engine.bot_action(engine.seat_view(state, seat), level=settings.BOTS_LEVEL)
+            # One rng per decision, seeded by the deal and the move: a replayed task decides alike.
+            rng = random.Random(f"{game.pk}:{version}:{seat}")
+            action = engine.bot_action(engine.bot_view(state, seat), level=level, rng=rng)
             state = actions.action_record(work=work, seat=seat, state=state, action=action)
             metrics.record_bot_action(preset=game.preset, type=action.type)
         _autoplay_and_commit(work=work)

@@ -17,6 +17,7 @@ from matchmaking import selectors, services
 from matchmaking.models import (
     DEFAULT_PLAY_SECONDS,
     DEFAULT_PROMPT_SECONDS,
+    BotLevel,
     PenaltyReason,
     TableClosedReason,
     TableStatus,
@@ -65,6 +66,13 @@ class TableCreateInputSerializer(StrictInputSerializer):
         required=False,
         default=False,
         help_text="A player who leaves mid-match is replaced by a bot at the next deal; the table plays on.",
+    )
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        required=False,
+        default="",
+        help_text="How the server's bots play at this table (docs/bots.md): easy, normal or hard; "
+        "omitted: the server's default.",
     )
     setups = TableSetupInputSerializer(
         many=True, required=False, help_text="Staff only: fixed deals, used for successive deals."
@@ -117,6 +125,11 @@ class TableDetailOutputSerializer(serializers.Serializer):
     deals_done = serializers.IntegerField()
     private = serializers.BooleanField()
     bots_replace_leavers = serializers.BooleanField()
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        allow_null=True,
+        help_text="How the server's bots play here (null: the server's default).",
+    )
     status = serializers.ChoiceField(choices=TableStatus.choices)
     closed_reason = serializers.ChoiceField(
         choices=TableClosedReason.choices, allow_null=True, help_text="Why the table closed (null: open)."
@@ -138,6 +151,7 @@ _TABLE_EXAMPLE = {
     "deals_done": 0,
     "private": False,
     "bots_replace_leavers": False,
+    "bot_level": None,
     "status": "waiting",
     "closed_reason": None,
     "creator": 7,

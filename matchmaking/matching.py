@@ -1,6 +1,6 @@
 """The matcher (docs/matchmaking.md "Matching"): the service behind the beat task `matchmaking.tickets_match`.
 
-Waiting tickets are pooled by (preset, options, rated) and seated five at a time.
+Waiting tickets are pooled by (preset, options, rated, bot level) and seated five at a time.
 
 Rated pools: the oldest ticket first, the matcher takes the five tickets nearest to it in rating
 (the tightest window of five consecutive ordinals that contains it) and seats them when
@@ -240,7 +240,8 @@ def _pool_match_batch(*, preset: str, rated: bool, now: datetime) -> tuple[int, 
             if not tickets.ticket_may_queue(user=ticket.user):
                 tickets.ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED)
                 continue
-            pools[json.dumps(ticket.options, sort_keys=True)].append(ticket)
+            # Tickets asking different bot levels never share a table (docs/matchmaking.md).
+            pools[json.dumps([ticket.options, ticket.bot_level], sort_keys=True)].append(ticket)
         ready = [
             (group, pool[0].options)
             for pool in pools.values()
@@ -280,7 +281,8 @@ def _table_fill(*, group: Group, preset: str, options: dict, rated: bool) -> Tab
     table.matched, table.rated = True, rated
     # Players who asked for bots keep playing with a bot where one of them leaves mid-match.
     table.bots_replace_leavers = all(ticket.bots for ticket in group.tickets)
-    table.save(update_fields=["matched", "rated", "bots_replace_leavers"])
+    table.bot_level = group.tickets[0].bot_level  # the same in the whole pool
+    table.save(update_fields=["matched", "rated", "bots_replace_leavers", "bot_level"])
     # Random seats: the seat decides who leads the first deal, and party members need not sit together.
     seats = list(range(SEATS))
     _seat_shuffle.shuffle(seats)

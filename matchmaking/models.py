@@ -15,6 +15,14 @@ def new_table_code() -> str:
     return secrets.token_hex(4)
 
 
+class BotLevel(models.TextChoices):
+    """How the server's bots play at a table (docs/bots.md "Levels"); blank: the BOTS_LEVEL setting."""
+
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
+
+
 class TableClosedReason(models.TextChoices):
     FINISHED = "finished", "its deals were played"
     PLAYER_LEFT = "player_left", "a seat was empty at the end of a deal"
@@ -47,6 +55,13 @@ class Table(models.Model):
     closed_reason = models.CharField(max_length=16, choices=TableClosedReason.choices, blank=True)
     bots_replace_leavers = models.BooleanField(
         default=False, help_text="A player who leaves mid-match is replaced by a bot at the next deal."
+    )
+    bot_level = models.CharField(
+        max_length=8,
+        choices=BotLevel.choices,
+        blank=True,
+        default="",
+        help_text="How the server's bots play here (docs/bots.md); blank: the BOTS_LEVEL setting.",
     )
     last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest table event (0: none).")
     matched = models.BooleanField(
@@ -201,6 +216,13 @@ class Ticket(models.Model):
     options = models.JSONField(default=dict, blank=True)
     rated = models.BooleanField(default=True)
     bots = models.BooleanField(default=True, help_text="May be seated with bots after the bots wait.")
+    bot_level = models.CharField(
+        max_length=8,
+        choices=BotLevel.choices,
+        blank=True,
+        default="",
+        help_text="Seated only with tickets asking the same bot level (blank: the BOTS_LEVEL setting).",
+    )
     party = models.CharField(
         max_length=16, blank=True, help_text="Tickets with the same party code sit at one table (unrated)."
     )

@@ -55,6 +55,7 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
         "deals_done": table.deals_done,
         "private": table.private,
         "bots_replace_leavers": table.bots_replace_leavers,
+        "bot_level": table.bot_level or None,
         "closed_reason": table.closed_reason or None,
         "status": table.status,
         "creator": table.creator_id,

@@ -63,6 +63,7 @@ def table_create(
     private: bool = False,
     setups: list[dict] | None = None,
     bots_replace_leavers: bool = False,
+    bot_level: str = "",
 ) -> Table:
     rules = game_selectors.rules_for(preset=preset, options=options)
     if setups and not creator.is_staff:
@@ -79,6 +80,7 @@ def table_create(
         setups=setups,
         scores=[0] * 5,
         bots_replace_leavers=bots_replace_leavers,
+        bot_level=bot_level,
     )
 
 
@@ -295,4 +297,9 @@ def _table_close(*, table: Table, reason: str) -> None:
     table.save(update_fields=["status", "closed_reason"])
     table_events.append(table=table, type="table_closed", data={"reason": reason})
     players = list(Seat.objects.filter(table=table).values_list("user_id", flat=True))
-    webhook_enqueue(event="table.closed", data={"table": table.pk, "status": table.status, "reason": reason, "scores": table.scores}, user_ids=[table.creator_id, *players], table_id=table.pk)  # noqa: E501
+    webhook_enqueue(
+        event="table.closed",
+        data={"table": table.pk, "status": table.status, "reason": reason, "scores": table.scores},
+        user_ids=[table.creator_id, *players],
+        table_id=table.pk,
+    )  # noqa: E501

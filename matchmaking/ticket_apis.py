@@ -1,8 +1,7 @@
 """Thin views of quick-match tickets and their stats (docs/matchmaking.md "Tickets")."""
 
-
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,7 +12,7 @@ from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer
 from matchmaking import selectors, tickets
-from matchmaking.models import TicketStatus
+from matchmaking.models import BotLevel, TicketStatus
 
 
 class TicketCreateInputSerializer(StrictInputSerializer):
@@ -26,6 +25,13 @@ class TicketCreateInputSerializer(StrictInputSerializer):
         required=False,
         default=True,
         help_text="May be seated with bots after MATCHMAKING_BOTS_AFTER seconds.",
+    )
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        required=False,
+        default="",
+        help_text="How the server's bots play at the matched table (docs/bots.md): easy, normal or hard; "
+        "omitted: the server's default. Only tickets asking the same level sit together.",
     )
     party = serializers.RegexField(
         r"^[A-Za-z0-9_-]{1,16}$",
@@ -43,11 +49,18 @@ class TicketOutputSerializer(serializers.Serializer):
     options = GameOptionsOutputSerializer(help_text="The preset's options (docs/rules.md §6).")
     rated = serializers.BooleanField()
     bots = serializers.BooleanField()
+    bot_level = serializers.SerializerMethodField(
+        help_text="The bot level asked for (null: the server's default)."
+    )
     party = serializers.CharField(allow_blank=True)
     created_at = serializers.DateTimeField()
     table = serializers.IntegerField(source="table_id", allow_null=True)
     game = serializers.IntegerField(source="game_id", allow_null=True)
     seat = serializers.IntegerField(allow_null=True)
+
+    @extend_schema_field(serializers.ChoiceField(choices=BotLevel.choices, allow_null=True))
+    def get_bot_level(self, ticket) -> str | None:
+        return ticket.bot_level or None
 
 
 class TicketPollQueryInputSerializer(serializers.Serializer):
@@ -61,6 +74,7 @@ _TICKET_EXAMPLE = {
     "options": {},
     "rated": True,
     "bots": True,
+    "bot_level": None,
     "party": "",
     "created_at": "2026-12-01T03:00:00Z",
     "table": 12,

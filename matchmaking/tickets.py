@@ -68,7 +68,14 @@ def ticket_settle(*, ticket: Ticket, status: str, fields: tuple[str, ...] = ()) 
 
 
 def ticket_create(
-    *, user: Any, preset: str, options: dict, rated: bool = True, bots: bool = True, party: str = ""
+    *,
+    user: Any,
+    preset: str,
+    options: dict,
+    rated: bool = True,
+    bots: bool = True,
+    party: str = "",
+    bot_level: str = "",
 ) -> Ticket:
     """Queue `user`. A party ticket is always unrated: friends who chose to sit together are no
     measure of skill. A waiting ticket of the same user is a 409, unless it is stale (then it expires)."""
@@ -104,6 +111,7 @@ def ticket_create(
                 options=options,
                 rated=rated,
                 bots=bots,
+                bot_level=bot_level,
                 party=party,
                 rating=_rating_snapshot(user=user, preset=rules.name),
                 last_polled_at=now,

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from infra.logs import logging_config
@@ -356,7 +357,10 @@ EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
 
 # Bots (docs/matchmaking.md): a prompted bot seat acts this many seconds after the prompt, at this level.
 BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
+# easy, normal or hard (docs/bots.md); a table or ticket may ask for its own (`bot_level`).
 BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
+if BOTS_LEVEL not in ("easy", "normal", "hard"):
+    raise ImproperlyConfigured(f"BOTS_LEVEL must be easy, normal or hard, not {BOTS_LEVEL!r}")
 
 # /api/v1/_bench/... exists only when this is set (bench/api_moves.py).
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)

@@ -15,7 +15,7 @@ from .rules import PRESETS, RuleSet, preset
 from .serial import action_from_dict, action_to_dict, from_json, replay, to_json
 from .state import PHASES, Action, ActionType, IllegalAction, Phase, State
 from .trustee import trustee_action
-from .views import aborted_view, final_view, public_view, seat_view
+from .views import aborted_view, bot_view, final_view, public_view, seat_view
 
 
 def _static_supers(rules: RuleSet) -> frozenset:
@@ -56,6 +56,6 @@ __all__ = [
     "action_to_dict", "apply_action", "beats", "final_view", "from_json", "is_play", "legal_actions",
     "new_deal", "opening_events", "preset", "public_view", "replay", "seat_view", "to_act", "to_json",
     "trustee_action",
-    "bot_action",
+    "bot_action", "bot_view",
 ]
 __all__ += ["ActionType", "DealOutcome", "Phase", "aborted_view", "deal_outcome"]

@@ -101,6 +101,14 @@ def seat_view(state: State, seat: int) -> dict:
     return view
 
 
+def bot_view(state: State, seat: int) -> dict:
+    """What a bot is given (docs/bots.md): the seat view plus `plays`, every play of this deal so far
+    as [seat, cards], in order: the public log a client of that seat is shown as `play` events."""
+    view = seat_view(state, seat)
+    view["plays"] = [[s, list(a.cards)] for s, a in state.log if a.type == "play"]
+    return view
+
+
 def public_view(state: State) -> dict:
     return _public_fields(state, known_roles(state, None))
 

@@ -23,6 +23,7 @@ import pytest
 
 from games import engine
 from games.engine import Action
+from games.engine.bots import searching
 
 from .helpers import ENDED, PASS, PRESET_NAMES, SOLO, STAY, P, act, answer_window, deal
 
@@ -72,8 +73,12 @@ def test_bots_in_every_seat_play_legal_actions_to_the_end(name):
 def test_bots_mixed_with_trustee_random_and_easy_seats_finish(name):
     rules = engine.preset(name)
     rng = random.Random(f"mixed {name}")
-    line_ups = [("bot", "trustee", "random", "bot", "easy"), ("random", "bot", "trustee", "easy", "random"),
-                ("trustee", "trustee", "bot", "trustee", "trustee"), ("random",) * 4 + ("bot",)]
+    line_ups = [
+        ("bot", "trustee", "random", "bot", "easy"),
+        ("random", "bot", "trustee", "easy", "random"),
+        ("trustee", "trustee", "bot", "trustee", "trustee"),
+        ("random",) * 4 + ("bot",),
+    ]
     for seed, kinds in enumerate(line_ups):
         final = _play_out(engine.new_deal(rules, seed=100 + seed), kinds, rng)
         assert final.phase in ENDED
@@ -111,8 +116,11 @@ def _hidden_variant(hands, viewer, rng, move_guard_card):
     if move_guard_card:
         holder = next((s for s in others if "SJ*" in hands[s]), None)
         if holder is not None:
-            target = next(s for s in others if s != holder and "BJ*" not in hands[s]
-                          and any(c[0] in SHUFFLED_RANKS for c in hands[s]))
+            target = next(
+                s
+                for s in others
+                if s != holder and "BJ*" not in hands[s] and any(c[0] in SHUFFLED_RANKS for c in hands[s])
+            )
             swap = next(i for i, c in enumerate(hands[target]) if c[0] in SHUFFLED_RANKS)
             hands[holder][hands[holder].index("SJ*")], hands[target][swap] = hands[target][swap], "SJ*"
     return hands
@@ -124,9 +132,10 @@ def _dealt_hands(rules, seed):
     return [list(engine.seat_view(state, s)["hand"]) for s in range(5)], state.candidate
 
 
-def _compare_blind(name, seed, viewer):
+def _compare_blind(name, seed, viewer, level="normal"):
     """Drive two deals through one public history; return how many of the viewer's decisions were
-    compared (views equal, choices equal)."""
+    compared (views equal, choices equal). `hard` gets engine.bot_view (the view plus the public
+    plays) and the same rng in both deals."""
     rules = engine.preset(name)
     hands, candidate = _dealt_hands(rules, seed)
     rng = random.Random(seed * 7 + viewer)
@@ -144,11 +153,11 @@ def _compare_blind(name, seed, viewer):
             break
         seat = seats[0]
         if seat == viewer:
-            view_a, view_b = engine.seat_view(a, viewer), engine.seat_view(b, viewer)
+            view_a, view_b = engine.bot_view(a, viewer), engine.bot_view(b, viewer)
             if view_a != view_b:
                 break  # the viewer was shown something different: no longer a pair to compare
-            choice_b = engine.bot_action(view_b)
-            choice_a = engine.bot_action(view_a)
+            choice_b = engine.bot_action(view_b, level=level, rng=random.Random(len(a.log)))
+            choice_a = engine.bot_action(view_a, level=level, rng=random.Random(len(a.log)))
             assert choice_a == choice_b, f"{name} seed {seed} seat {viewer}: {choice_a} != {choice_b}"
             compared += 1
             action = choice_a
@@ -172,11 +181,34 @@ def test_bot_sees_nothing_hidden_same_choice_when_only_hidden_cards_differ(name)
     assert compared >= 60, f"only {compared} decisions compared"
 
 
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_bot_sees_nothing_hidden_same_choice_when_only_hidden_cards_differ(name, monkeypatch):
+    """The same pairs of deals for `hard`, which samples the hidden cards: equal views and the same
+    rng give the same choice. A small search budget keeps the test quick; choosing by the mean alone
+    (no margin over the normal choice) makes every choice depend on the sampled worlds."""
+    monkeypatch.setattr(searching, "DECISION_BUDGET", 600)
+    monkeypatch.setattr(searching, "SURE", 0.0)
+    compared = searched = 0
+    calls = []
+    real = searching.Deducer.world
+    monkeypatch.setattr(searching.Deducer, "world", lambda self, rng: calls.append(1) or real(self, rng))
+    for viewer in range(5):
+        compared += _compare_blind(name, 0, viewer, level="hard")
+    searched = len(calls)
+    assert compared >= 20, f"only {compared} decisions compared"
+    assert searched > 0, "no decision was searched"
+
+
 def test_bot_ignores_which_other_seat_holds_a_hidden_guard_card():
     """weihai: seat 0 is emperor (BJ*), the guard card SJ* sits with seat 2 or with seat 3; seat 1,
     a commoner who cannot know which, answers the emperor's lead the same in both deals."""
-    base = ["BJ* 2S KS KH 9C 9D", "7S 7H 8S 8H QS TD", "SJ* AS AH JC JD 8C", "AC AD QC QD TC TH",
-            "KC KD JS JH 9S 9H"]
+    base = [
+        "BJ* 2S KS KH 9C 9D",
+        "7S 7H 8S 8H QS TD",
+        "SJ* AS AH JC JD 8C",
+        "AC AD QC QD TC TH",
+        "KC KD JS JH 9S 9H",
+    ]
     swapped = list(base)
     swapped[2], swapped[3] = base[2].replace("SJ*", "AC"), base[3].replace("AC", "SJ*")
     a, b = deal("weihai", base), deal("weihai", swapped)
@@ -189,6 +221,11 @@ def test_bot_ignores_which_other_seat_holds_a_hidden_guard_card():
     view_a, view_b = engine.seat_view(a, 1), engine.seat_view(b, 1)
     assert view_a == view_b
     assert engine.bot_action(view_a) == engine.bot_action(view_b)
+    hard_a, hard_b = engine.bot_view(a, 1), engine.bot_view(b, 1)
+    assert hard_a == hard_b
+    assert engine.bot_action(hard_a, level="hard", rng=random.Random(1)) == engine.bot_action(
+        hard_b, level="hard", rng=random.Random(1)
+    )
 
 
 # --- what the bots module may import ---------------------------------------------------------------
@@ -207,8 +244,11 @@ def test_bots_import_only_the_engine_and_the_standard_library():
                 if node.level > 2:
                     outside.append((path.name, "." * node.level + (node.module or "")))
             elif isinstance(node, ast.Import):
-                outside += [(path.name, alias.name) for alias in node.names
-                            if alias.name.split(".")[0] not in sys.stdlib_module_names]
+                outside += [
+                    (path.name, alias.name)
+                    for alias in node.names
+                    if alias.name.split(".")[0] not in sys.stdlib_module_names
+                ]
     assert outside == [], f"imports outside the engine and the standard library: {outside}"
 
 
@@ -241,8 +281,13 @@ def _bot(state, seat):
 
 
 def test_bot_does_not_beat_a_known_partner_who_holds_the_trick():
-    hands = ["BJ* 7C 8C 9C TC JC QC KC AC 2C", "QS 9S 9H 8S 8H TS TH JS JH", "AS AH 2S TD JD 7D 8D 9D QD",
-             "7S 7H 8H 9S TS JS QH KH 2H", "KS KD QS JH TH 9H 8S 7S 2D"]
+    hands = [
+        "BJ* 7C 8C 9C TC JC QC KC AC 2C",
+        "QS 9S 9H 8S 8H TS TH JS JH",
+        "AS AH 2S TD JD 7D 8D 9D QD",
+        "7S 7H 8H 9S TS JS QH KH 2H",
+        "KS KD QS JH TH 9H 8S 7S 2D",
+    ]
     state = _weihai_open_solo(hands)
     state = act(state, 0, P("7C"))
     state = act(state, 1, P("QS"))  # seat 1, a partner of seat 2 against the soloist, holds the trick
@@ -251,8 +296,13 @@ def test_bot_does_not_beat_a_known_partner_who_holds_the_trick():
 
 
 def test_bot_beats_the_soloist_when_it_can_win_the_trick_cheaply():
-    hands = ["BJ* 7C 8C 9C TC JC QC KC AC 2C", "QS 9S 9H 8S 8H TS TH JS JH", "AS AH 2S TD JD 7D 8D 9D QD",
-             "7S 7H 8H 9S TS JS QH KH 2H", "KS KD QS JH TH 9H 8S 7S 2D"]
+    hands = [
+        "BJ* 7C 8C 9C TC JC QC KC AC 2C",
+        "QS 9S 9H 8S 8H TS TH JS JH",
+        "AS AH 2S TD JD 7D 8D 9D QD",
+        "7S 7H 8H 9S TS JS QH KH 2H",
+        "KS KD QS JH TH 9H 8S 7S 2D",
+    ]
     state = _weihai_open_solo(hands)
     state = act(state, 0, P("7C"))
     choice = _bot(state, 1)
@@ -260,8 +310,13 @@ def test_bot_beats_the_soloist_when_it_can_win_the_trick_cheaply():
 
 
 def test_bot_leads_the_set_holding_its_lowest_card():
-    hands = ["BJ* 8C 8D 9C 9D 9H KC KD KH AS", "7S 7H 8S 8H TS TH JS JH QS", "AH 2S TD JD 7D 8D 9S QD QH",
-             "TC JC QC KS AC AD 2C 2D 2H", "JD TC QS KS 9S 8S 7C 7H QH"]
+    hands = [
+        "BJ* 8C 8D 9C 9D 9H KC KD KH AS",
+        "7S 7H 8S 8H TS TH JS JH QS",
+        "AH 2S TD JD 7D 8D 9S QD QH",
+        "TC JC QC KS AC AD 2C 2D 2H",
+        "JD TC QS KS 9S 8S 7C 7H QH",
+    ]
     state = act(deal("weihai", hands), 0, Action("accept"))
     while state.phase.endswith("_window"):
         state = act(state, engine.to_act(state)[0], STAY)
@@ -272,8 +327,13 @@ def test_bot_leads_the_set_holding_its_lowest_card():
 def _soloist_leads_a_king(soloist_rest):
     """Seat 4 claims an open solo in the solo window (明独) and leads a king; seat 0, next to act,
     can beat it only with its big joker (BJ*, a plain joker once a solo is open, docs/rules.md §2.5)."""
-    hands = ["BJ* 7S 7H 8S 8H 9S 9H TS TH", "7D 8D 9D TD JD QD AD 2D", "7C 8C 9C TC JC QC AC 2C",
-             "JS JH QS QH 2S 2H AS AH", "KS " + soloist_rest]
+    hands = [
+        "BJ* 7S 7H 8S 8H 9S 9H TS TH",
+        "7D 8D 9D TD JD QD AD 2D",
+        "7C 8C 9C TC JC QC AC 2C",
+        "JS JH QS QH 2S 2H AS AH",
+        "KS " + soloist_rest,
+    ]
     state = act(deal("weihai", hands), 0, Action("accept"))
     state = answer_window(state, {4: SOLO}, expect="solo_window")
     while state.phase.endswith("_window"):
@@ -297,8 +357,13 @@ def test_bot_keeps_its_joker_when_the_opponent_is_far_from_out():
 def test_bot_leads_a_set_larger_than_a_nearly_out_opponents_hand():
     """The soloist holds two cards: any pair or single could let him out, a triple cannot be answered
     (an answer has as many cards as the play), so the bot leads its triple, not its lowest card."""
-    hands = ["BJ* 7C 8C", "TS 7S 8S 8H 9S 9H 9D", "7D 8D TD JD QD KD AD 2D", "7H 9C TC JC QC KC AC 2C",
-             "KS QH 2S 2H AS AH KH TH"]
+    hands = [
+        "BJ* 7C 8C",
+        "TS 7S 8S 8H 9S 9H 9D",
+        "7D 8D TD JD QD KD AD 2D",
+        "7H 9C TC JC QC KC AC 2C",
+        "KS QH 2S 2H AS AH KH TH",
+    ]
     state = _weihai_open_solo(hands)
     state = act(state, 0, P("7C"))
     state = act(state, 1, P("TS"))
@@ -312,8 +377,13 @@ def test_bot_leads_a_set_larger_than_a_nearly_out_opponents_hand():
 def test_bot_keeps_must_last_sixes_for_its_last_play():
     """weihai 憋6: the sixes go only with the last play, so the bot leads its other set first and then
     goes out with the sixes (docs/rules.md §1 "Must-play-last")."""
-    hands = ["BJ* 6S 6H KC KD KH", "7S 7H 8S 8H TS TH", "7D 8D 9D TD JD QD", "7C 8C 9C TC JC QC",
-             "JS JH QS QH AS AH"]
+    hands = [
+        "BJ* 6S 6H KC KD KH",
+        "7S 7H 8S 8H TS TH",
+        "7D 8D 9D TD JD QD",
+        "7C 8C 9C TC JC QC",
+        "JS JH QS QH AS AH",
+    ]
     state = act(deal("weihai", hands), 0, Action("accept"))
     while state.phase.endswith("_window"):
         state = act(state, engine.to_act(state)[0], STAY)
@@ -348,3 +418,84 @@ def test_unknown_level_is_a_value_error():
     view = engine.seat_view(state, engine.to_act(state)[0])
     with pytest.raises(ValueError):
         engine.bot_action(view, level="grandmaster")
+
+
+# --- hard --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_bot_plays_legal_deterministic_actions_to_the_end(name, monkeypatch):
+    """One hard seat among normal ones (a small search budget keeps it quick): every choice is legal
+    and the same for the same view and rng."""
+    monkeypatch.setattr(searching, "DECISION_BUDGET", 150)
+    state = engine.new_deal(engine.preset(name), seed=21)
+    for _ in range(MAX_DECISIONS):
+        if state.phase in ENDED:
+            break
+        seat = engine.to_act(state)[0]
+        if seat == 2:
+            view = engine.bot_view(state, seat)
+            action = engine.bot_action(view, level="hard", rng=random.Random(len(state.log)))
+            assert action in engine.legal_actions(state, seat)
+            assert action == engine.bot_action(view, level="hard", rng=random.Random(len(state.log)))
+        else:
+            action = engine.bot_action(engine.seat_view(state, seat))
+        state = act(state, seat, action)
+    assert state.phase in ENDED
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_worlds_agree_with_the_view(name):
+    """A sampled world keeps my hand, every seat's card count, the roles the view shows, and no card
+    already played; the called or marked card sits with a seat that may hold it."""
+    state = engine.new_deal(engine.preset(name), seed=4)
+    checked = 0
+    for _ in range(MAX_DECISIONS):
+        if state.phase in ENDED:
+            break
+        seat = engine.to_act(state)[0]
+        if state.phase == "play" and seat == 1:
+            view = engine.bot_view(state, seat)
+            from games.engine.bots.reading import read_view
+
+            world = searching.Deducer(view, read_view(view)).world(random.Random(checked))
+            assert world is not None
+            assert sorted(world.hands[1]) == sorted(view["hand"])
+            for s, shown in enumerate(view["counts"]):
+                if isinstance(shown, int):
+                    assert len(world.hands[s]) == shown
+            assert world.emperor == state.emperor and world.turn == state.turn
+            played = [c for _, cards in view["plays"] for c in cards]
+            held = [c for h in world.hands for c in h]
+            deck = list(state.rules.deck)
+            for code in set(held):
+                assert held.count(code) + played.count(code) <= deck.count(code)
+            if "BJ*" in held and "BJ*" not in view["hand"] and "BJ*" not in played:
+                assert "BJ*" in world.hands[state.emperor]
+            checked += 1
+        state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    assert checked >= 3
+
+
+def test_hard_differs_from_normal_somewhere(monkeypatch):
+    monkeypatch.setattr(searching, "DECISION_BUDGET", 400)
+    differs = 0
+    for seed in range(3):
+        state = engine.new_deal(engine.preset("pagat"), seed=seed)
+        while state.phase not in ENDED:
+            seat = engine.to_act(state)[0]
+            view = engine.bot_view(state, seat)
+            normal = engine.bot_action(view)
+            differs += engine.bot_action(view, level="hard", rng=random.Random(seed)) != normal
+            state = act(state, seat, normal)
+    assert differs > 0
+
+
+def test_hard_searches_nothing_for_a_single_legal_action(monkeypatch):
+    state = engine.new_deal(engine.preset("weihai"), seed=3)
+    while not (state.phase == "play" and len(engine.legal_actions(state, engine.to_act(state)[0])) == 1):
+        seat = engine.to_act(state)[0]
+        state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    monkeypatch.setattr(searching.Deducer, "world", lambda self, rng: pytest.fail("searched"))
+    seat = engine.to_act(state)[0]
+    assert engine.bot_action(engine.bot_view(state, seat), level="hard", rng=random.Random(0)) == PASS

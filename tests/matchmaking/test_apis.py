@@ -22,6 +22,14 @@ def test_create_table_does_not_seat_the_creator(make_client, make_user):
     assert body["scores"] == [0] * 5 and body["games"] == [] and body["current_game"] is None
 
 
+def test_a_table_may_ask_for_a_bot_level(make_client, make_user):
+    _, token = make_user()
+    client = make_client(token)
+    assert _create(client).json()["bot_level"] is None  # the server's BOTS_LEVEL
+    body = _create(client, bot_level="hard").json()
+    assert body["bot_level"] == "hard" and Table.objects.get(pk=body["id"]).bot_level == "hard"
+
+
 def test_default_settings_and_campus_match_length(make_client, make_user):
     _, token = make_user()
     body = _create(make_client(token), preset="campus").json()
@@ -38,6 +46,8 @@ def test_default_settings_and_campus_match_length(make_client, make_user):
         {"preset": "weihai", "colour": "red"},
         {"preset": "weihai", "settings": {"play_seconds": 0}},
         {"preset": "weihai", "deals": -1},
+        {"preset": "weihai", "bot_level": "grandmaster"},
+        {"preset": "weihai", "bot_level": True},
     ],
 )
 def test_bad_table_requests_are_400_and_create_nothing(make_client, make_user, payload):

@@ -26,10 +26,18 @@ pytestmark = pytest.mark.django_db
 def queue(make_user):
     """`queue(rating=0.0, preset="weihai", bots=True, party="", rated=True)` -> a waiting Ticket."""
 
-    def make(*, rating: float = 0.0, preset: str = "weihai", bots: bool = True, party: str = "", rated=True):
+    def make(
+        *,
+        rating: float = 0.0,
+        preset: str = "weihai",
+        bots: bool = True,
+        party: str = "",
+        rated=True,
+        level="",
+    ):
         user, _ = make_user()
         ticket = tickets.ticket_create(
-            user=user, preset=preset, options={}, rated=rated, bots=bots, party=party
+            user=user, preset=preset, options={}, rated=rated, bots=bots, party=party, bot_level=level
         )
         Ticket.objects.filter(pk=ticket.pk).update(rating=rating)
         ticket.refresh_from_db()
@@ -149,6 +157,19 @@ def test_bots_fill_the_empty_seats_after_the_bots_wait(queue, settings):
     assert len(users) == 5 and len(bot_users) == 3
     assert all(not u.has_usable_password() for u in bot_users)
     assert Game.objects.get(table_id=table_id).bots == [u.is_bot for u in _users_by_seat(table_id)]
+
+
+def test_tickets_asking_different_bot_levels_never_share_a_table(queue, settings):
+    settings.MATCHMAKING_BOTS_AFTER = 20
+    hard = [queue(level="hard") for _ in range(3)]
+    plain = [queue() for _ in range(2)]
+    assert matching.tickets_match(now=_later(5)) == 0
+    assert matching.tickets_match(now=_later(21)) == 5
+    hard_table = Table.objects.get(pk=Ticket.objects.get(pk=hard[0].pk).table_id)
+    plain_table = Table.objects.get(pk=Ticket.objects.get(pk=plain[0].pk).table_id)
+    assert hard_table != plain_table
+    assert (hard_table.bot_level, plain_table.bot_level) == ("hard", "")
+    assert {t.table_id for t in Ticket.objects.filter(pk__in=[t.pk for t in hard])} == {hard_table.pk}
 
 
 def _users_by_seat(table_id: int) -> list[User]:

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.django_db
 
 TICKETS = "/api/v1/matchmaking/tickets"
 TICKET_FIELDS = {
+    "bot_level",
     "id",
     "status",
     "preset",
@@ -50,6 +51,7 @@ def test_queueing_answers_a_waiting_ticket_with_the_contract_fields(player):
     assert body["status"] == "waiting" and body["preset"] == "weihai" and body["options"] == {}
     assert body["rated"] is True and body["bots"] is False and body["party"] == ""
     assert body["table"] is None and body["game"] is None and body["seat"] is None
+    assert body["bot_level"] is None  # the server's default
     # The rating is snapshotted for the matcher, not shown.
     assert Ticket.objects.get(pk=body["id"]).rating == 18.0
 
@@ -58,6 +60,12 @@ def test_a_player_without_a_rating_starts_at_openskills_initial_ordinal(player):
     _, client = player
     ticket = Ticket.objects.get(pk=_queue(client)["id"])
     assert ticket.rating == pytest.approx(0.0)
+
+
+def test_a_ticket_may_ask_for_a_bot_level(player):
+    _, client = player
+    body = _queue(client, bot_level="hard")
+    assert body["bot_level"] == "hard" and Ticket.objects.get(pk=body["id"]).bot_level == "hard"
 
 
 def test_a_party_ticket_is_always_unrated(player):
@@ -75,6 +83,9 @@ def test_a_party_ticket_is_always_unrated(player):
         {"preset": "weihai", "colour": "red"},
         {"preset": "weihai", "party": "has spaces"},
         {"preset": "weihai", "party": "x" * 17},
+        {"preset": "weihai", "bot_level": "grandmaster"},
+        {"preset": "weihai", "bot_level": 2},
+        {"preset": "weihai", "bot_level": None},
         {},
     ],
 )
@@ -289,9 +300,12 @@ def test_the_ticket_admin_shows_the_queue_per_preset(make_user, make_client):
 
     for _ in range(2):
         user, token = make_user()
-        assert make_client(token).post(
-            "/api/v1/matchmaking/tickets", {"preset": "campus"}, format="json"
-        ).status_code == 201
+        assert (
+            make_client(token)
+            .post("/api/v1/matchmaking/tickets", {"preset": "campus"}, format="json")
+            .status_code
+            == 201
+        )
     staff, _ = make_user(staff=True)
     staff.is_superuser = True
     staff.save()

@@ -4,7 +4,9 @@
 than a player in its seat. It always answers with one of `view["legal_actions"]`.
 
 Levels: `normal` (what fills empty seats) is deterministic given the view; `easy` makes about one
-play choice in three at random, drawn from `rng`.
+play choice in three at random, drawn from `rng`; `hard` searches the play phase (searching.py),
+deterministic given the view and `rng`. `hard` also reads the view's `plays` (engine.bot_view: the
+deal's plays so far, which every client is shown in the game's events) when it is there.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from ..state import Action
 from .deciding import choose_answer, choose_call, choose_selection
 from .playing import choose_play
 from .reading import read_view
+from .searching import search_play
 
-LEVELS = ("easy", "normal")
+LEVELS = ("easy", "normal", "hard")
 EASY_RANDOM_SHARE = 1 / 3
 
 
@@ -41,7 +44,10 @@ def bot_action(view: dict, *, level: str = "normal", rng: random.Random | None =
                 rng = random.Random(json.dumps(view, sort_keys=True))
             if rng.random() < EASY_RANDOM_SHARE:
                 return _action(entries[rng.randrange(len(entries))])
-        return choose_play(read_view(view), view)
+        normal = choose_play(read_view(view), view)
+        if level == "hard":
+            return search_play(view, rng, normal)
+        return normal
     legal = [_action(e) for e in entries]
     if phase == "emperor_selection":
         return choose_selection(view, legal)

@@ -1,0 +1,452 @@
+"""The `hard` level (docs/bots.md "hard"): determinized search over the play phase.
+
+The view says which cards I hold, how many every other seat holds, every play made so far this deal
+(`plays`, the public log a client is shown), the roles I may know and the called card. The cards I
+cannot see are dealt at random into the other hands, consistent with all of that (a *world*); each
+candidate action is played out in the same worlds to the end of the deal by a fast rollout policy
+in every seat (`Rollout`), and the candidate with the best mean score for my seat wins (another than
+the normal bot's choice only by a clear margin, `choose`). The worlds are the bot's own guesses
+built from the view alone: the real State and the other real hands are never read.
+
+Cost is bounded by rollout *decisions*, not by time, so that the same view and rng always give the
+same answer: whole worlds are added (every candidate in each, common random numbers) until
+`DECISION_BUDGET` rollout decisions are spent or `MAX_WORLDS` worlds are played.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+from collections import Counter
+
+from ..cards import BASE_VALUE, JOKERS, SUPER_VALUE, TWO_VALUE, sort_codes
+from ..machine import apply_action
+from ..plays import JOKER_FLOOR, beats_values, is_bomb, is_valid_play, values_of
+from ..scoring import deal_result
+from ..state import Action, IllegalAction, Phase, State, TablePlay
+from ..tricks import supers_for
+from .reading import Reading, count_of, read_view
+
+DECISION_BUDGET = 36000  # rollout decisions per search (calibrated in docs/bots.md: p99 <= 250 ms CPU)
+MAX_WORLDS = 60  # more worlds than this changes few choices
+MAX_CANDIDATES = 5  # the normal bot's choice, pass, and the best-ranked other distinct plays
+SURE = 1.0  # standard errors of gain over the normal choice needed to choose another (see `choose`)
+NEARLY_OUT = 3  # an opponent with this many cards or fewer is stopped at any price
+PASS = Action("pass")
+
+
+# --- candidates ------------------------------------------------------------------------------------
+
+
+def _entry_action(entry: dict) -> Action:
+    return Action(entry["type"], tuple(entry.get("cards") or ()), entry.get("card"))
+
+
+def _shape(reading: Reading, cards: tuple[str, ...]) -> tuple:
+    """What a play *does*: its size and values. Plays alike in shape differ only in suits or in a
+    marked/called code, which shows a role; of those only the first listed is kept."""
+    return len(cards), values_of(cards, reading.supers)
+
+
+def candidates(view: dict, reading: Reading, normal: Action) -> list[Action]:
+    """The distinct plays worth searching, most promising first, the normal bot's choice always in.
+    Bombs (campus) and plays spending jokers are kept back unless few cards remain: the jokers and
+    bombs are what wins the end of a deal, so spending them early is left to the normal heuristics."""
+    hand_size = len(reading.hand)
+    held = Counter(code[0] for code in reading.hand)
+    seen: set = set()
+    ranked = []
+    for entry in view["legal_actions"]:
+        action = _entry_action(entry)
+        if action.type != "play":
+            continue
+        shape = _shape(reading, action.cards)
+        if shape in seen:
+            continue
+        seen.add(shape)
+        if len(action.cards) == hand_size:
+            return [action]  # going out now is never worse than staying in (docs/bots.md)
+        naturals = [c for c in action.cards if c not in JOKERS and c not in reading.supers]
+        spent = len(action.cards) - len(naturals)
+        bomb = is_bomb(reading.rules, action.cards)
+        if (spent or bomb) and hand_size > 6:
+            continue
+        whole = bool(naturals) and held[naturals[0][0]] == len(naturals)
+        rank = BASE_VALUE[naturals[0]] if naturals else SUPER_VALUE
+        ranked.append(((spent, bomb, not whole, rank, -len(action.cards)), action))
+    ranked.sort(key=lambda item: item[0])
+    out = [normal]
+    if view["table"] is not None and normal != PASS:
+        out.append(PASS)
+    for _, action in ranked:
+        if len(out) >= MAX_CANDIDATES:
+            break
+        if action not in out and _shape(reading, action.cards) != _shape(reading, normal.cards):
+            out.append(action)
+    return out
+
+
+# --- worlds ----------------------------------------------------------------------------------------
+
+
+def _played_codes(view: dict) -> Counter:
+    played: Counter = Counter()
+    for _seat, cards in view.get("plays") or ():
+        played.update(cards)
+    return played
+
+
+def _guard_card(reading: Reading, view: dict) -> str | None:
+    if reading.rules.guard_mode == "fixed":
+        return "SJ*"
+    return view.get("called_card")
+
+
+class Deducer:
+    """What the view fixes about the other hands, computed once per search; `world(rng)` deals one."""
+
+    def __init__(self, view: dict, reading: Reading):
+        self.view, self.reading = view, reading
+        rules = reading.rules
+        seat = reading.seat
+        self.seat = seat
+        roles = view.get("roles") or [None] * 5
+        self.emperor = view.get("emperor")
+        pool = Counter(rules.deck)
+        pool.subtract(reading.hand)
+        pool.subtract(_played_codes(view))
+        self.counts = [len(reading.hand) if s == seat else count_of(c) for s, c in enumerate(view["counts"])]
+        # laowang hides counts above ten (">10"): those seats share what the exact counts leave.
+        self.hidden = [s for s, c in enumerate(view["counts"]) if s != seat and not isinstance(c, int)]
+        self.pool = sorted((+pool).elements(), key=lambda c: (BASE_VALUE[c], c))
+        self.solo = view.get("solo")
+        self.soloist = next((s for s in range(5) if roles[s] == "soloist"), None)
+        self.guard = next((s for s in range(5) if roles[s] == "guard"), None)
+        self.guard_public = self.guard is not None and roles[seat] != "guard"
+        if self.soloist is not None and self.guard is None:
+            self.solo = self.solo or ("hidden" if self.soloist == seat else "open")
+        self.guard_card = _guard_card(reading, view)
+        # A hidden guard is one of the seats neither emperor nor a declared commoner (造反 is public).
+        self.guard_choices = [
+            s for s in range(5) if s not in (seat, self.emperor) and roles[s] is None and self.counts[s] > 0
+        ]
+
+    def world(self, rng: random.Random) -> State | None:
+        view, reading, seat = self.view, self.reading, self.seat
+        counts = list(self.counts)
+        pool = list(self.pool)
+        hands: list[list[str]] = [[] for _ in range(5)]
+        hands[seat] = list(reading.hand)
+        guard, solo = self.guard, self.solo
+        if self.soloist is None and guard is None and self.emperor is not None:
+            if reading.role == "guard":
+                guard = seat
+            elif self.guard_choices:
+                guard = self.guard_choices[rng.randrange(len(self.guard_choices))]
+        if self.hidden:
+            spare = len(pool) - sum(counts[s] for s in range(5) if s != seat and s not in self.hidden)
+            share = max(spare, 0) // len(self.hidden)
+            for s in self.hidden:
+                counts[s] = max(count_of(view["counts"][s]), share)
+
+        def place(code: str, holder: int | None) -> None:
+            if holder is None or holder == seat or code not in pool or len(hands[holder]) >= counts[holder]:
+                return
+            pool.remove(code)
+            hands[holder].append(code)
+
+        # The emperor card goes with the emperor role (docs/rules.md §2.3); the guard's card is
+        # the guard's, and the rest of a called card's copies are the emperor's (he called a card he
+        # held three times).
+        place("BJ*", self.emperor)
+        if self.guard_card is not None and guard is not None:
+            place(self.guard_card, guard)
+            if self.guard_card != "SJ*":
+                while self.guard_card in pool and len(hands[self.emperor]) < counts[self.emperor]:
+                    place(self.guard_card, self.emperor)
+        rng.shuffle(pool)
+        at = 0
+        for s in range(5):
+            if s == seat:
+                continue
+            need = counts[s] - len(hands[s])
+            if need > len(pool) - at:
+                return None
+            hands[s] += pool[at : at + need]
+            at += need
+        return self._state(hands, guard, solo)
+
+    def _state(self, hands, guard, solo) -> State:
+        view, rules = self.view, self.reading.rules
+        places = tuple(view.get("places") or (None,) * 5)
+        order = tuple(sorted((s for s in range(5) if places[s] is not None), key=lambda s: places[s]))
+        frozen = tuple(sort_codes(h) for h in hands)
+        specials = frozenset(c for c in ("BJ*", "SJ*") if c in rules.deck)
+        if view.get("called_card"):
+            specials |= {view["called_card"]}
+        state = State(
+            rules=rules,
+            seed=0,
+            start_seat=view.get("start_seat") or 0,
+            hands=frozen,
+            dealt=frozen,
+            phase=Phase.PLAY,
+            emperor=self.emperor,
+            guard=guard,
+            solo=solo,
+            guard_public=self.guard_public,
+            solo_public=solo == "open",
+            called_card=view.get("called_card"),
+            specials=specials,
+            multiplier=view.get("multiplier") or 1,
+            passed=tuple(view.get("passed") or ()),
+            turn=view["turn"],
+            finish_order=order,
+            places=places,
+            declarations=tuple((d["seat"], d["type"]) for d in view.get("declarations") or ()),
+        )
+        table = view.get("table")
+        if table is not None:
+            cards = tuple(table["cards"])
+            state.table = TablePlay(
+                table["seat"],
+                cards,
+                values_of(cards, supers_for(state, table["seat"])),
+                bool(table.get("bomb")),
+            )
+        return state
+
+
+# --- the rollout -----------------------------------------------------------------------------------
+
+
+def _side(state: State, seat: int) -> int:
+    if seat == state.emperor or (not state.solo and seat == state.guard):
+        return 1
+    return 0
+
+
+class Rollout:
+    """A deal played to the end on card *values* alone (no codes, no view, no copies of the State),
+    by the normal bot's main habits in every seat: lead the lowest whole set (the largest against an
+    opponent nearly out), answer an opponent with the cheapest whole set of naturals (broken sets
+    below 2s too), spend jokers only to stop an opponent nearly out or to go out, leave a partner's
+    trick alone. The turn flow is the engine's (docs/rules.md §1 "Turn flow", 接风); the preset
+    answers of another size (烤牌, two-kill) and bombs are not tried, which only makes the imagined
+    players a little plainer. The places it reaches are scored by the engine's own scoring."""
+
+    def __init__(self, state: State):
+        rules = state.rules
+        self.rules = rules
+        self.must_last = rules.must_last
+        self.naturals = []
+        self.jokers = []
+        for seat in range(5):
+            supers = supers_for(state, seat)
+            counts: Counter = Counter()
+            jokers = []
+            for code in state.hands[seat]:
+                value = SUPER_VALUE if code in supers else BASE_VALUE[code]
+                if value >= JOKER_FLOOR:
+                    jokers.append(value)
+                else:
+                    counts[value] += 1
+            jokers.sort()
+            self.naturals.append(counts)
+            self.jokers.append(jokers)
+        self.size = [len(h) for h in state.hands]
+        self.side = [_side(state, s) for s in range(5)]
+        self.places = list(state.places)
+        self.out = len(state.finish_order)
+        table = state.table
+        self.table = (table.seat, table.values) if table is not None else None
+        self.passed = set(state.passed)
+        self.turn = state.turn
+
+    def _next_holder(self, seat: int) -> int:
+        size = self.size
+        for step in range(1, 6):
+            other = (seat + step) % 5
+            if size[other]:
+                return other
+        return seat
+
+    def _remove(self, seat: int, values: tuple[int, ...]) -> None:
+        naturals, jokers = self.naturals[seat], self.jokers[seat]
+        for value in values:
+            if value >= JOKER_FLOOR:
+                jokers.remove(value)
+            else:
+                naturals[value] -= 1
+                if not naturals[value]:
+                    del naturals[value]
+        self.size[seat] -= len(values)
+
+    def _danger(self, seat: int) -> int:
+        mine = self.side[seat]
+        sizes = self.size
+        return min((n for s, n in enumerate(sizes) if n and s != seat and self.side[s] != mine), default=99)
+
+    def _lead(self, seat: int) -> tuple[int, ...]:
+        naturals = self.naturals[seat]
+        ranks = [v for v in naturals if v != self.must_last]
+        if not ranks:  # jokers and must-last cards only: they go out together
+            return tuple(
+                sorted([v for v, n in naturals.items() for _ in range(n)] + self.jokers[seat], reverse=True)
+            )
+        if self._danger(seat) <= NEARLY_OUT:
+            value = max(ranks, key=lambda v: (naturals[v], -v))
+        else:
+            value = min(ranks)
+        return (value,) * naturals[value]
+
+    def _follow(self, seat: int) -> tuple[int, ...] | None:
+        owner, table = self.table
+        if self.side[owner] == self.side[seat]:
+            return None
+        rules = self.rules
+        need = len(table)
+        naturals, jokers = self.naturals[seat], self.jokers[seat]
+        going_out = self.size[seat] == need
+        urgent = going_out or 0 < self.size[owner] <= NEARLY_OUT
+        best, best_key = None, None
+        lowest = table[-1]
+        for value, count in naturals.items():
+            if value <= lowest or value == self.must_last:
+                continue
+            if count >= need:
+                whole = count == need
+                if not whole and value >= TWO_VALUE and not urgent:
+                    continue
+                key = (0, not whole, value)
+                answer = (value,) * need
+            elif urgent and count + len(jokers) >= need:
+                spent = jokers[: need - count]
+                key = (len(spent), True, value)
+                answer = tuple(sorted(spent, reverse=True)) + (value,) * count
+            else:
+                continue
+            if (
+                (best_key is None or key < best_key)
+                and is_valid_play(rules, answer)
+                and beats_values(rules, answer, table)
+            ):
+                best, best_key = answer, key
+        if best is None and urgent and len(jokers) >= need:
+            answer = tuple(sorted(jokers[:need], reverse=True))
+            if beats_values(rules, answer, table):
+                best = answer
+        return best
+
+    def run(self, budget: list[int]) -> None:
+        """Play on until one seat holds cards; each decision takes one from `budget[0]`."""
+        size = self.size
+        while sum(1 for n in size if n) > 1:
+            seat = self.turn
+            budget[0] -= 1
+            if self.table is None:
+                play = self._lead(seat)
+            else:
+                play = self._follow(seat)
+            if play is None:
+                self.passed.add(seat)
+            else:
+                self._remove(seat, play)
+                self.table = (seat, play)
+                self.passed = set()
+                if not size[seat]:
+                    self.out += 1
+                    self.places[seat] = self.out
+            self._advance(seat)
+        last = next((s for s in range(5) if size[s]), None)
+        if last is not None:
+            self.out += 1
+            self.places[last] = self.out
+
+    def _advance(self, seat: int) -> None:
+        owner = self.table[0]
+        if self.size[owner]:
+            following = self._next_holder(seat)
+            if following == owner:
+                self.table, self.passed, self.turn = None, set(), owner
+            else:
+                self.turn = following
+            return
+        if all(s in self.passed for s in range(5) if self.size[s]):
+            self.table, self.passed, self.turn = None, set(), self._next_holder(owner)
+        else:
+            self.turn = self._next_holder(seat)
+
+
+def play_out(state: State, seat: int, budget: list[int]) -> int:
+    """My score at the end of the deal from `state`, played out by Rollout."""
+    if state.scores is not None:
+        return state.scores[seat]
+    if state.phase != Phase.PLAY:
+        return 0
+    game = Rollout(state)
+    game.run(budget)
+    if any(p is None for p in game.places):
+        return 0
+    scores, _ = deal_result(state, tuple(game.places))
+    return scores[seat]
+
+
+# --- the search ------------------------------------------------------------------------------------
+
+
+def obvious(view: dict, reading: Reading, normal: Action) -> Action | None:
+    """Decisions that need no search: a known partner holds the trick and the normal bot leaves it."""
+    table = view["table"]
+    if table is not None and table["seat"] in reading.partners and normal == PASS:
+        return PASS
+    return None
+
+
+def search_play(view: dict, rng: random.Random | None, normal: Action) -> Action:
+    reading = read_view(view)
+    sure = obvious(view, reading, normal)
+    if sure is not None:
+        return sure
+    options = candidates(view, reading, normal)
+    if len(options) == 1:
+        return options[0]
+    if rng is None:
+        rng = random.Random(json.dumps(view, sort_keys=True))
+    deducer = Deducer(view, reading)
+    seat = reading.seat
+    results: list[list[float]] = [[] for _ in options]
+    budget = [DECISION_BUDGET]
+    for _ in range(MAX_WORLDS * 2):
+        if budget[0] <= 0 or len(results[0]) >= MAX_WORLDS:
+            break
+        world = deducer.world(rng)
+        if world is None:
+            continue
+        for index, action in enumerate(options):
+            try:
+                after, _ = apply_action(world, seat, action)
+            except IllegalAction:  # cannot happen with my own legal action; never chosen then
+                results[index].append(-1e9)
+                continue
+            results[index].append(play_out(after, seat, budget))
+    return options[choose(results)]
+
+
+def choose(results: list[list[float]]) -> int:
+    """The candidate with the best mean score, but another than the normal bot's choice (index 0)
+    only when it beats that one clearly: its mean gain per world, paired on the same worlds, above
+    `SURE` standard errors. A few worlds are noisy; without this the search would trade the normal
+    bot's sound habits for luck in the sample."""
+    worlds = len(results[0])
+    if worlds < 2:
+        return 0
+    best = max(range(len(results)), key=lambda i: (statistics.fmean(results[i]), -i))
+    if best == 0:
+        return 0
+    gains = [b - a for a, b in zip(results[0], results[best])]
+    mean = statistics.fmean(gains)
+    spread = statistics.stdev(gains) / math.sqrt(worlds)
+    return best if mean > 0 and mean > SURE * spread else 0
