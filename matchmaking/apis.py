@@ -67,10 +67,10 @@ class TableCreateInputSerializer(StrictInputSerializer):
         default=False,
         help_text="A player who leaves mid-match is replaced by a bot at the next deal; the table plays on.",
     )
+    # No declared default: "" is no level, and a schema's default must be one of its values.
     bot_level = serializers.ChoiceField(
         choices=BotLevel.choices,
         required=False,
-        default="",
         help_text="How the server's bots play at this table (docs/bots.md): easy, normal or hard; "
         "omitted: the server's default.",
     )

@@ -26,10 +26,10 @@ class TicketCreateInputSerializer(StrictInputSerializer):
         default=True,
         help_text="May be seated with bots after MATCHMAKING_BOTS_AFTER seconds.",
     )
+    # No declared default: "" is no level, and a schema's default must be one of its values.
     bot_level = serializers.ChoiceField(
         choices=BotLevel.choices,
         required=False,
-        default="",
         help_text="How the server's bots play at the matched table (docs/bots.md): easy, normal or hard; "
         "omitted: the server's default. Only tickets asking the same level sit together.",
     )

@@ -82,8 +82,21 @@ def test_no_nullable_keyword_is_left(schema):
 
 
 def test_defaults_are_valid_values(schema):
+    """A declared default is a value the property accepts (a client sending it must not get a 400):
+    checked with jsonschema against the property itself, references resolved."""
     party = schema["components"]["schemas"]["TicketCreateRequest"]["properties"]["party"]
     assert "default" not in party, party
+    components = schema["components"]["schemas"]
+    checked = 0
+    for name, component in components.items():
+        for field, prop in component.get("properties", {}).items():
+            if "default" not in prop:
+                continue
+            subschema = {**prop, "components": schema["components"]}
+            validator = Draft202012Validator(subschema)
+            assert validator.is_valid(prop["default"]), (name, field, prop["default"])
+            checked += 1
+    assert checked > 0
 
 
 def test_every_operation_has_a_summary_a_tag_and_its_security(schema):
