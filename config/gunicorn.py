@@ -12,6 +12,7 @@ import os
 from config.gunicorn_common import (  # noqa: F401 - settings and hooks gunicorn reads here
     child_exit,
     control_socket_disable,
+    database_pool,
     logconfig_dict,
     post_worker_init,
     usable_cores,
@@ -36,13 +37,5 @@ accesslog = None
 forwarded_allow_ips = ""
 
 
-def _database_pool() -> list[str]:
-    # A psycopg pool per worker, as large as its threads (one connection per request in flight),
-    # unless the deployment chose its connections itself; gunicorn sets these in its own process
-    # when it starts, so the forked workers' settings see them.
-    if "DB_POOL_MAX_SIZE" not in os.environ and os.environ.get("DB_CONN_MAX_AGE", "0") == "0":
-        return [f"DB_POOL_MAX_SIZE={threads}"]
-    return []
-
-
-raw_env = _database_pool()
+# A pool per worker as large as its threads: one connection per request in flight.
+raw_env = database_pool(threads)

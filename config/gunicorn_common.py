@@ -23,6 +23,15 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def database_pool(size: int) -> list[str]:
+    """gunicorn's `raw_env`: a psycopg pool of `size` per worker, unless the deployment chose its
+    connections itself (DB_POOL_MAX_SIZE, or persistent connections with DB_CONN_MAX_AGE). gunicorn
+    sets these in its own process when it starts, so the forked workers' settings see them."""
+    if "DB_POOL_MAX_SIZE" not in os.environ and os.environ.get("DB_CONN_MAX_AGE", "0") == "0":
+        return [f"DB_POOL_MAX_SIZE={size}"]
+    return []
+
+
 def post_worker_init(worker) -> None:
     # The worker has loaded the application: what exists now (modules, settings, URL patterns, the
     # engine's tables) lives as long as the process, so the collector need not look at it again.

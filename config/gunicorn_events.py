@@ -11,6 +11,7 @@ from uvicorn_worker import UvicornWorker
 from config.gunicorn_common import (  # noqa: F401 - settings and hooks gunicorn reads here
     child_exit,
     control_socket_disable,
+    database_pool,
     logconfig_dict,
     post_worker_init,
     usable_cores,
@@ -39,12 +40,6 @@ accesslog = None
 forwarded_allow_ips = ""
 
 
-def _database_pool() -> list[str]:
-    # A few pooled connections per worker serve every request: each read gives its connection back
-    # at once (events/threads.py), a waiting request holds none.
-    if "DB_POOL_MAX_SIZE" not in os.environ and os.environ.get("DB_CONN_MAX_AGE", "0") == "0":
-        return ["DB_POOL_MAX_SIZE=8"]
-    return []
-
-
-raw_env = _database_pool()
+# A few pooled connections per worker serve every request: each read gives its connection back at
+# once (events/threads.py), a waiting request holds none.
+raw_env = database_pool(8)

@@ -9,19 +9,9 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1000",
-]
+from tests.browser.webclient import CHROMEDRIVER, CHROMIUM, HEADLESS_FLAGS
+
+FLAGS = [*HEADLESS_FLAGS, "--window-size=1400,1000"]
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,18 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
+# Headless Debian Chromium with nothing of its own on the network (the tests assert every request
+# the page makes goes to the server under test).
+HEADLESS_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 DESKTOP = (1280, 900)
 PHONE = (390, 844)
 JOKERS = {"BJ", "SJ", "BJ*", "SJ*"}
@@ -39,14 +51,7 @@ def chromium(size: tuple[int, int]) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        *HEADLESS_FLAGS,
         "--hide-scrollbars",
         f"--window-size={size[0]},{size[1]}",
         f"--user-data-dir={tempfile.mkdtemp(prefix='bh-chromium-')}",
