@@ -30,9 +30,10 @@ TINY = {
         "timeout ->",
     ),
 }
-# The serving benchmarks start both roles and the baseline's server; their smoke runs, which also
-# check what they print of each role, are in tests/ops/test_bench_smoke.py.
-ELSEWHERE = {"api_moves.py", "load_tables.py"}
+# Smoke runs kept beside what they need: the serving benchmarks start both roles and the baseline's
+# server (tests/ops/test_bench_smoke.py); the web client's needs Chromium and the running service of
+# the browser tests (tests/browser/test_web_client.py `test_bench_web_client_smoke`).
+ELSEWHERE = {"api_moves.py", "load_tables.py", "web_client.py"}
 # Imported by the scripts above, never run on their own.
 MODULES = {"support.py", "celery_probe.py"}
 
