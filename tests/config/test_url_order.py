@@ -5,7 +5,14 @@ import re
 
 from django.urls import URLPattern, URLResolver, get_resolver, resolve
 
-_SAMPLES = {"int": "7", "str": "sample", "slug": "sample-1", "uuid": "12345678-1234-5678-1234-567812345678"}
+_SAMPLES = {
+    "int": "7",
+    "id": "7",  # infra/api/converters.py
+    "seat": "3",
+    "str": "sample",
+    "slug": "sample-1",
+    "uuid": "12345678-1234-5678-1234-567812345678",
+}
 
 
 def _api_patterns():
