@@ -61,6 +61,9 @@ class Table(models.Model):
         choices=BotLevel.choices,
         blank=True,
         default="",
+        # A default in the column too: processes of the previous release (a rolling deploy) insert
+        # tables and tickets without this field.
+        db_default="",
         help_text="How the server's bots play here (docs/bots.md); blank: the BOTS_LEVEL setting.",
     )
     last_seq = models.PositiveIntegerField(default=0, help_text="seq of the newest table event (0: none).")
@@ -221,6 +224,7 @@ class Ticket(models.Model):
         choices=BotLevel.choices,
         blank=True,
         default="",
+        db_default="",  # as Table.bot_level
         help_text="Seated only with tickets asking the same bot level (blank: the BOTS_LEVEL setting).",
     )
     party = models.CharField(
