@@ -111,13 +111,15 @@ def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
             return _stream(endpoint, object_id, reader, body, authorization)
         if query.wait > 0 and not endpoint.ready(body, query):
             channel = endpoint.channel(reader, object_id)
-            await wait_for_change(
-                channel=channel,
-                changed=lambda: changed(reader, object_id, query),
-                seconds=min(query.wait, float(settings.EVENTS_MAX_WAIT)),
-                since=mark,
-            )
+            # The wait asks the database too ("anything new?"): a database lost during the wait is
+            # answered like one lost during a read (503 with Retry-After), never a 500.
             try:
+                await wait_for_change(
+                    channel=channel,
+                    changed=lambda: changed(reader, object_id, query),
+                    seconds=min(query.wait, float(settings.EVENTS_MAX_WAIT)),
+                    since=mark,
+                )
                 body = await read_again(endpoint, object_id, authorization, query)
             except Exception as exc:  # noqa: BLE001
                 return error_response(exc, request)

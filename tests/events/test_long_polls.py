@@ -151,3 +151,25 @@ def test_with_redis_each_feed_entry_reaches_the_open_feed_stream(make_table, set
     text, expected = async_to_sync(follow)()
     assert expected  # your_turn entries came
     assert sse.parse(text) == expected
+
+
+def test_a_database_lost_during_the_wait_is_a_503_not_a_500(make_table, monkeypatch, settings):
+    # The wait asks the database whether the feed changed; PostgreSQL stopping then (what the
+    # fault suite met: "terminating connection due to administrator command") is the same 503 as
+    # a read that finds it down.
+    from django.db import OperationalError
+
+    from accounts import feed
+
+    settings.REDIS_URL = None
+    settings.EVENTS_POLL_INTERVAL = 0.05
+    setup = make_table()
+    last = setup["clients"][0].get("/api/v1/me/events").json()["last_seq"]
+
+    def lost(**kwargs):
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(feed, "feed_changed", lost)
+    answer = events.get("/api/v1/me/events", token=setup["tokens"][0], query={"after": last, "wait": 2})
+    assert answer.status == 503, answer.body
+    assert answer.json()["code"] == "service_unavailable" and answer["Retry-After"]
