@@ -58,10 +58,15 @@ def _keep_database_connections(**extra) -> None:
     """In the worker's main process, before its pool starts: unless the deployment chose
     DB_CONN_MAX_AGE, its connections are kept WORKER_DB_CONN_MAX_AGE seconds; a kept connection is
     checked before each task's first query (a database restarted meanwhile costs a reconnect, not a
-    failed task)."""
+    failed task).
+
+    The worker never uses the serving roles' connection pool (DB_POOL_MAX_SIZE, which a deployment
+    may set for every role): its few task threads keep a connection each anyway, and after an
+    outage a pool that has given up reconnecting waits for a new request to try again, while every
+    task thread sits in the pool's queue until its timeout (tests/faults: bots resumed seconds late)."""
     for database in settings.DATABASES.values():
         if database.get("OPTIONS", {}).get("pool"):
-            continue  # a pool checks its connections itself
+            database["OPTIONS"] = {key: value for key, value in database["OPTIONS"].items() if key != "pool"}
         if "DB_CONN_MAX_AGE" not in os.environ:
             database["CONN_MAX_AGE"] = WORKER_DB_CONN_MAX_AGE
         database["CONN_HEALTH_CHECKS"] = True

@@ -96,10 +96,22 @@ def database_config() -> dict:
         pool_size = int(os.environ.get("DB_POOL_MAX_SIZE", "0"))
         if pool_size and config["ENGINE"].endswith("postgresql"):
             # A pool (psycopg_pool, Django >= 5.1) per process saves a connection setup per request,
-            # whichever thread serves it. A connection that broke (the database restarted) is thrown
-            # away when its request fails with it, and the pool opens new ones for the next requests
-            # (tests/faults: the first requests after PostgreSQL returns succeed).
-            config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
+            # whichever thread serves it. While PostgreSQL is down, the pool's attempts to connect
+            # back off (1, 2, 4, 8 s …); `reconnect_timeout` gives an attempt up after 2 s, and the
+            # next request starts a new one at once, so no attempt is left seconds away when the
+            # database returns. A pooled connection that the restart broke fails the one request
+            # that draws it (503 with Retry-After, infra/api/busy.py) and is thrown away. Checking
+            # each connection as it is handed out (CONN_HEALTH_CHECKS) was measured in
+            # tests/faults and not taken: it costs a round trip per request, and psycopg_pool backs
+            # off (1, 2, 4 s) between failed checks, so a request that drew several dead connections
+            # waited seconds and play resumed later (docs/deploy.md "What happens when …").
+            # A request waits up to `timeout` for a connection, then is answered 503.
+            config.setdefault("OPTIONS", {})["pool"] = {
+                "min_size": 1,
+                "max_size": pool_size,
+                "timeout": 10,
+                "reconnect_timeout": 2,
+            }
         return config
     # SQLite ignores select_for_update, so every transaction takes the write lock up front instead
     # (docs/architecture.md "Processes": the embedded default).

@@ -32,3 +32,16 @@ def test_a_deployments_own_choice_stands(monkeypatch):
     celery_signals._keep_database_connections()
     assert databases["default"]["CONN_MAX_AGE"] == 0
     assert databases["default"]["CONN_HEALTH_CHECKS"] is True
+
+
+def test_the_worker_does_not_use_the_serving_roles_pool(monkeypatch):
+    # DB_POOL_MAX_SIZE may be set for every role (deploy/compose.yaml); the worker keeps its own
+    # connections instead (a pool would leave its task threads queued after an outage).
+    monkeypatch.delenv("DB_CONN_MAX_AGE", raising=False)
+    databases = copy.deepcopy(settings.DATABASES)
+    databases["default"]["CONN_MAX_AGE"] = 0
+    databases["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": 4}, "sslmode": "prefer"}
+    monkeypatch.setattr(settings, "DATABASES", databases)
+    celery_signals._keep_database_connections()
+    assert databases["default"]["OPTIONS"] == {"sslmode": "prefer"}
+    assert databases["default"]["CONN_MAX_AGE"] == celery_signals.WORKER_DB_CONN_MAX_AGE

@@ -12,7 +12,7 @@ beat killed — and then checks what clients saw and what the database holds:
 
 Players are guests that quick-match with bots, follow their feed by long-poll, and answer each
 `your_turn` with one of its legal actions under an Idempotency-Key, retrying with the same key after
-a 5xx or a dropped connection (docs/client-guide.md §6). FAULTS_TABLES and FAULTS_SECONDS make it
+a 5xx or a dropped connection (docs/client-guide.md §6). FAULTS_PLAYERS and FAULTS_SECONDS make it
 larger (docs/deploy.md gives the larger run's figures).
 """
 
@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,18 +39,19 @@ from tests.faults.topology import NGINX, Topology, wait_until
 
 pytestmark = pytest.mark.celery_worker
 
-TABLES = int(os.environ.get("FAULTS_TABLES", "3"))
+PLAYERS = int(os.environ.get("FAULTS_PLAYERS", "3"))  # quick-matched into tables, with bots
 FAULT_SECONDS = float(os.environ.get("FAULTS_SECONDS", "4"))
 
 
 @dataclass
 class Answer:
-    at: float
+    at: float  # when the answer came
     method: str
     path: str
     status: int  # 0: the connection failed
     content_type: str
     body: bytes
+    sent: float = 0.0  # when the request was sent
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Player:
         if self.token:
             sent["Authorization"] = f"Bearer {self.token}"
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        sent_at = time.monotonic()
         try:
             conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=sent)
             response = conn.getresponse()
@@ -81,9 +84,10 @@ class Player:
                 response.status,
                 response.getheader("Content-Type") or "",
                 response.read(),
+                sent_at,
             )
         except (OSError, http.client.HTTPException):
-            answer = Answer(time.monotonic(), method, path, 0, "", b"")
+            answer = Answer(time.monotonic(), method, path, 0, "", b"", sent_at)
         finally:
             conn.close()
         with self.record.lock:
@@ -238,21 +242,25 @@ def topology():
 def test_every_fault_is_survived_without_a_500_or_a_lost_action(topology):
     record = Record()
     stop = threading.Event()
-    players = [Player(topology.port, record, random.Random(seed)) for seed in range(TABLES)]
+    players = [Player(topology.port, record, random.Random(seed)) for seed in range(PLAYERS)]
     threads = [threading.Thread(target=player.run, args=(stop,), daemon=True) for player in players]
     supervisor = threading.Thread(target=topology.supervise, args=(stop,), daemon=True)
     for thread in [*threads, supervisor]:
         thread.start()
     figures: dict[str, float] = {}
+    moments: dict[str, float] = {}
+    windows: dict[str, tuple[float, float]] = {}  # each fault: from its start to the first move after it
     try:
-        wait_until(lambda: len(record.accepted) >= 3 * TABLES, timeout=120, what="play under way")
+        wait_until(lambda: len(record.accepted) >= 3 * PLAYERS, timeout=120, what="play under way")
 
         # Redis killed, then started again.
+        start = time.monotonic()
         topology.redis.kill()
         time.sleep(FAULT_SECONDS)
         topology.redis.start()
         wait_until(lambda: _port_open(topology.redis_port), timeout=10, what="redis back")
-        figures["redis"] = _resumed_after(record, time.monotonic())
+        figures["redis"] = _resumed_after(record, back := time.monotonic())
+        windows["redis"] = (start, back + figures["redis"])
 
         # PostgreSQL stopped (fast), then started again.
         down = time.monotonic()
@@ -260,7 +268,9 @@ def test_every_fault_is_survived_without_a_500_or_a_lost_action(topology):
         time.sleep(FAULT_SECONDS)
         topology.postgres.start()
         up = time.monotonic()
+        moments.update(postgres_down=down, postgres_up=up)
         figures["postgres"] = _resumed_after(record, up)
+        windows["postgres"] = (down, up + figures["postgres"])
         # Answered while it was down, or just after it came back to requests that waited on it (a
         # request held by the pool's timeout is answered once PostgreSQL is back): 200 or 503 only.
         while_down = [a for a in record.answers if down + 0.5 < a.at < up + 2]
@@ -270,22 +280,36 @@ def test_every_fault_is_survived_without_a_500_or_a_lost_action(topology):
         ]
         assert not unexpected, (unexpected[:10], topology.logs())
         figures["503 while postgres was down"] = sum(a.status == 503 for a in while_down)
+        figures["503 after postgres returned"] = sum(a.status == 503 and a.at > up for a in while_down)
 
         # A web worker, an event server's worker, a Celery worker and the beat killed.
         for name, process in (("web worker", topology.web[0]), ("event server", topology.events[0])):
             for pid in process.children():
                 os.kill(pid, signal.SIGKILL)
-            figures[name] = _resumed_after(record, time.monotonic())
+            figures[name] = _resumed_after(record, start := time.monotonic())
+            windows[name] = (start, start + figures[name])
         # A Celery worker and the beat: killed outright; the supervisor starts them again.
-        topology.workers[0].kill()
-        figures["celery worker"] = _resumed_after(record, time.monotonic())
-        topology.beat.kill()
-        figures["beat"] = _resumed_after(record, time.monotonic())
+        for name, process in (("celery worker", topology.workers[0]), ("beat", topology.beat)):
+            process.kill()
+            figures[name] = _resumed_after(record, start := time.monotonic())
+            windows[name] = (start, start + figures[name])
         time.sleep(FAULT_SECONDS)  # play on after the last fault
     finally:
         stop.set()
         for thread in threads:
             thread.join(timeout=30)
+        if os.environ.get("FAULTS_KEEP"):  # what the clients saw, for a look after a failure
+            with open(topology.workdir / "answers.jsonl", "w") as out:
+                for a in record.answers:
+                    line = {"at": a.at, "sent": a.sent, "method": a.method, "path": a.path}
+                    out.write(json.dumps({**line, "status": a.status}) + "\n")
+                out.write(json.dumps({"moments": moments, "figures": figures}) + "\n")
+        print("\nfigures:", {k: round(v, 2) for k, v in figures.items()})
+        # What clients were answered from each fault's start to the first move after its end
+        # (status 0: the connection dropped), for docs/deploy.md's table.
+        for name, (start, end) in windows.items():
+            statuses = sorted(Counter(a.status for a in record.answers if start <= a.at <= end).items())
+            print(f"during {name}: {sum(n for _, n in statuses)} answers {dict(statuses)}")
 
     bad = _errors_are_json(record)
     assert not bad, "\n".join(bad[:20]) + "\n" + topology.logs()
