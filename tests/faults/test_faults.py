@@ -213,7 +213,7 @@ def _check_the_database(url: str, record: Record) -> dict:
     return checked
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def topology():
     for tool in (NGINX, "redis-server"):
         if not (
@@ -237,6 +237,81 @@ def topology():
         world.stop_all()
         if not os.environ.get("FAULTS_KEEP"):
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_consecutive_requests_on_different_replicas_see_one_state(topology):
+    """Each replica keeps per-process caches: the game-state cache and the token memo in every web
+    and event process, a wake-up subscription per event process. One client's consecutive requests,
+    sent in turn to each web replica and each event server directly, must see one state: a replica
+    never answers an older version than another already did, moves committed elsewhere reach a
+    long-poll waiting on an event server, and a token revoked on one is refused by all of them at
+    once."""
+    web, events = topology.web_ports, topology.events_ports
+    client = Player(web[0], Record(), random.Random(11))
+
+    def on(port: int) -> Player:
+        client.port = port
+        return client
+
+    answer = on(web[0]).call("POST", "/api/v1/auth/guest", {})
+    assert answer.status == 201, answer.body
+    client.token = json.loads(answer.body)["token"]
+    answer = on(web[1]).call("POST", "/api/v1/matchmaking/tickets", {"preset": "weihai", "bots": True})
+    assert answer.status == 201, answer.body
+
+    moves = 0
+    deadline = time.monotonic() + 90
+    while moves < 8 and time.monotonic() < deadline:
+        # The feed long-polled on each event server in turn.
+        answer = on(events[moves % 2]).call("GET", f"/api/v1/me/events?after={client.after}&wait=5")
+        assert answer.status == 200, answer.body
+        feed = json.loads(answer.body)
+        client.after = feed["last_seq"]
+        prompts = [entry for entry in feed["events"] if entry["type"] == "your_turn"]
+        if not prompts:
+            continue
+        prompt = prompts[-1]
+        game = f"/api/v1/games/{prompt['game']}"
+        # The replica that did not serve the last move has the prompt's version, not an older one.
+        seen = json.loads(on(web[moves % 2]).call("GET", game).body)
+        assert seen["version"] >= prompt["version"], (seen["version"], prompt)
+        if seen["version"] != prompt["version"] or not prompt.get("legal_actions"):
+            continue  # the bots moved on meanwhile: wait for the next prompt
+        action = client.rng.choice(prompt["legal_actions"])
+        answer = on(web[1 - moves % 2]).call(
+            "POST",
+            f"{game}/actions",
+            {**action, "expected_version": prompt["version"]},
+            {"Idempotency-Key": uuid.uuid4().hex},
+        )
+        assert answer.status == 200, answer.body
+        moved = json.loads(answer.body)["version"]
+        # At once, on the other replica: the move is there (its cache did not serve the old state).
+        again = json.loads(on(web[moves % 2]).call("GET", game).body)
+        assert again["version"] >= moved > prompt["version"]
+        moves += 1
+    assert moves == 8, "the deal did not give the guest eight turns in 90 s"
+
+    # Moves committed elsewhere (the bots, in the worker) reach a long-poll waiting on an event server.
+    log = json.loads(on(web[0]).call("GET", f"{game}/events").body)
+    waited: dict = {}
+
+    def wait_on_events() -> None:
+        started = time.monotonic()
+        waited["answer"] = on(events[1]).call("GET", f"{game}/events?after={log['last_seq']}&wait=20")
+        waited["seconds"] = time.monotonic() - started
+
+    waiter = threading.Thread(target=wait_on_events)
+    waiter.start()
+    waiter.join(timeout=30)
+    assert waited["answer"].status == 200 and json.loads(waited["answer"].body)["events"]
+    assert waited["seconds"] < 10, waited  # the bots' next moves, not the 20 s wait running out
+
+    # Logged out on one web replica: refused on the other and on both event servers.
+    assert on(web[0]).call("POST", "/api/v1/auth/logout", {}).status == 204
+    assert on(web[1]).call("GET", "/api/v1/me").status == 401
+    for port in events:
+        assert on(port).call("GET", "/api/v1/me/events").status == 401
 
 
 def test_every_fault_is_survived_without_a_500_or_a_lost_action(topology):
