@@ -191,7 +191,9 @@ def test_hard_bot_sees_nothing_hidden_same_choice_when_only_hidden_cards_differ(
     compared = searched = 0
     calls = []
     real = searching.Deducer.world
-    monkeypatch.setattr(searching.Deducer, "world", lambda self, rng: calls.append(1) or real(self, rng))
+    monkeypatch.setattr(
+        searching.Deducer, "world", lambda self, rng, budget=None: calls.append(1) or real(self, rng, budget)
+    )
     for viewer in range(5):
         compared += _compare_blind(name, 0, viewer, level="hard")
     searched = len(calls)
@@ -496,6 +498,123 @@ def test_hard_searches_nothing_for_a_single_legal_action(monkeypatch):
     while not (state.phase == "play" and len(engine.legal_actions(state, engine.to_act(state)[0])) == 1):
         seat = engine.to_act(state)[0]
         state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
-    monkeypatch.setattr(searching.Deducer, "world", lambda self, rng: pytest.fail("searched"))
+    monkeypatch.setattr(searching.Deducer, "world", lambda self, rng, budget=None: pytest.fail("searched"))
     seat = engine.to_act(state)[0]
     assert engine.bot_action(engine.bot_view(state, seat), level="hard", rng=random.Random(0)) == PASS
+
+
+def _first_play_view(name, seed, seat):
+    """The bot view of `seat` when play starts (normal bots before)."""
+    state = engine.new_deal(engine.preset(name), seed=seed)
+    while state.phase != "play":
+        if state.phase in ENDED:
+            return None, None
+        mover = engine.to_act(state)[0]
+        state = act(state, mover, engine.bot_action(engine.seat_view(state, mover)))
+    return state, engine.bot_view(state, seat)
+
+
+def test_hard_reads_leads_and_passes_from_the_public_plays():
+    """A lead after which the leader played again, or that beats nothing, is a new trick: its rank
+    is the leader's floor; the seats between two plays passed on the first, all of them before a
+    lead; `passed` adds the current trick's passes; `later` counts what the passer played after."""
+    from games.engine.bots.reading import read_view
+
+    _, view = _first_play_view("weihai", 1, 1)
+    reading = read_view(view)
+    view = {
+        **view,
+        "plays": [[0, ["7S", "7H"]], [2, ["9S", "9D"]], [2, ["8S"]], [3, ["TS"]]],
+        "table": {"seat": 3, "cards": ["TS"], "bomb": False},
+        "passed": [4],
+    }
+    floors, passes = searching.read_plays(view, reading, [20, 20, 20, 20, 20])
+    assert floors == [7, 0, 8, 0, 0]
+    found = {(seat, owner, size, top): dict(later) for seat, owner, size, top, later in passes}
+    assert found == {
+        (0, 2, 2, 9): {},  # 99 then seat 2 led again: everyone passed on 99
+        (3, 2, 2, 9): {10: 1},  # ... seat 3 played a ten after that pass
+        (4, 2, 2, 9): {},
+        (4, 3, 1, 10): {},  # the current trick's pass
+    }
+
+
+def test_hard_worlds_respect_the_floors_read_from_leads(monkeypatch):
+    """Every sampled world gives a seat whose leads showed a floor only naturals above it (or the
+    must-last rank), and the world agrees with the passes read whenever one of the tries does."""
+    from games.engine.bots.reading import read_view
+    from games.engine.cards import BASE_VALUE
+    from games.engine.plays import JOKER_FLOOR
+
+    _, view = _first_play_view("weihai", 1, 1)
+    view = {
+        **view,
+        "plays": [[0, ["7S", "7H"]], [2, ["9S", "9D"]], [2, ["8S"]], [3, ["TS"]]],
+        "table": {"seat": 3, "cards": ["TS"], "bomb": False},
+        "passed": [4],
+        "counts": [n - len(played) for n, played in zip(view["counts"], ([], [], ["x"] * 3, ["x"], []))],
+        "turn": 0,
+    }
+    view["counts"][0] -= 2
+    deducer = searching.Deducer(view, read_view(view))
+    assert deducer.floors[0] == 7 and deducer.floors[2] == 8
+    rng = random.Random(5)
+    plain_broken = sum(deducer._broken(*deducer._deal(rng)) for _ in range(40))
+    assert plain_broken > 0  # the passes read do rule out some deals
+    broken = 0
+    for _ in range(40):
+        world = deducer.world(rng)
+        for seat, floor in ((0, 7), (2, 8)):
+            low = [c for c in world.hands[seat] if BASE_VALUE[c] < JOKER_FLOOR and 6 < BASE_VALUE[c] <= floor]
+            assert not low, (seat, low)
+        broken += deducer._broken([list(h) for h in world.hands], world.guard, world.solo)
+    assert broken < plain_broken
+
+
+def test_hard_floors_and_passes_hold_for_normal_players():
+    """Read from normal bots' plays, the floors and the passes agree with the true hands: a lead's
+    rank is the leader's lowest, and nobody passes an opponent's play holding exactly that many
+    naturals of a higher rank (the same side's passes are read only where the passer cannot know)."""
+    from games.engine.bots.reading import read_view
+
+    checked = 0
+    for name in ("weihai", "wuren", "laowang"):
+        state = engine.new_deal(engine.preset(name), seed=8)
+        while state.phase not in ENDED:
+            seat = engine.to_act(state)[0]
+            view = engine.bot_view(state, seat)
+            if state.phase == "play" and seat == 0 and view["plays"]:
+                deducer = searching.Deducer(view, read_view(view))
+                assert deducer._broken([list(h) for h in state.hands], state.guard, state.solo) == 0
+                for s, floor in enumerate(deducer.floors):
+                    naturals = [c for c in state.hands[s] if c[0] not in "SB"]
+                    low = [
+                        c
+                        for c in naturals
+                        if engine.preset(name).must_last != _value(c) and _value(c) <= floor
+                    ]
+                    assert not low, (name, s, floor, low)
+                checked += len(deducer.passes)
+            state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    assert checked > 100
+
+
+def _value(code):
+    from games.engine.cards import BASE_VALUE
+
+    return BASE_VALUE[code]
+
+
+def test_rollout_players_leave_only_known_partners_alone():
+    """In a rollout a hidden guard knows the emperor and leaves his tricks alone; the emperor does
+    not know the hidden guard and beats him like anyone else, and commoners do not know each other."""
+    for seed in range(20):
+        state, _ = _first_play_view("lianzhong_classic", seed, 0)
+        if state is not None and state.guard is not None and not state.guard_public and not state.solo:
+            break
+    rollout = searching.Rollout(state)
+    emperor, guard = state.emperor, state.guard
+    commoners = [s for s in range(5) if s not in (emperor, guard)]
+    assert rollout.knows[guard][emperor] and not rollout.knows[emperor][guard]
+    assert not rollout.knows[commoners[0]][commoners[1]]
+    assert not rollout.knows[commoners[0]][emperor]

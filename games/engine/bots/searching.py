@@ -2,7 +2,8 @@
 
 The view says which cards I hold, how many every other seat holds, every play made so far this deal
 (`plays`, the public log a client is shown), the roles I may know and the called card. The cards I
-cannot see are dealt at random into the other hands, consistent with all of that (a *world*); each
+cannot see are dealt at random into the other hands, consistent with all of that and with what the
+other seats' leads and passes say about their hands (`read_plays`: a *world*); each
 candidate action is played out in the same worlds to the end of the deal by a fast rollout policy
 in every seat (`Rollout`), and the candidate with the best mean score for my seat wins (another than
 the normal bot's choice only by a clear margin, `choose`). The worlds are the bot's own guesses
@@ -10,7 +11,8 @@ built from the view alone: the real State and the other real hands are never rea
 
 Cost is bounded by rollout *decisions*, not by time, so that the same view and rng always give the
 same answer: whole worlds are added (every candidate in each, common random numbers) until
-`DECISION_BUDGET` rollout decisions are spent or `MAX_WORLDS` worlds are played.
+`DECISION_BUDGET` rollout decisions are spent or `MAX_WORLDS` worlds are played (a dealt world
+counts as `WORLD_COST` decisions).
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ import random
 import statistics
 from collections import Counter
 
-from ..cards import BASE_VALUE, JOKERS, SUPER_VALUE, TWO_VALUE, sort_codes
+from ..cards import BASE_VALUE, JOKERS, SUPER_VALUE, sort_codes
 from ..machine import apply_action
 from ..plays import JOKER_FLOOR, beats_values, is_bomb, is_valid_play, values_of
 from ..scoring import deal_result
 from ..state import Action, IllegalAction, Phase, State, TablePlay
 from ..tricks import supers_for
-from .reading import Reading, count_of, read_view
+from .reading import Reading, count_of, read_view, supers_of
+from .strength import JOKER_CONTROL
 
 DECISION_BUDGET = 36000  # rollout decisions per search (calibrated in docs/bots.md: p99 <= 250 ms CPU)
 MAX_WORLDS = 60  # more worlds than this changes few choices
@@ -35,6 +38,9 @@ MAX_CANDIDATES = 5  # the normal bot's choice, pass, and the best-ranked other d
 SURE = 1.0  # standard errors of gain over the normal choice needed to choose another (see `choose`)
 NEARLY_OUT = 3  # an opponent with this many cards or fewer is stopped at any price
 PASS = Action("pass")
+JOKER_ANSWER_COST = 1.0  # joker controls a rollout player attaches to a whole set to answer (one joker)
+WORLD_COST = 25  # a dealt world costs about as much CPU as this many rollout decisions
+PASS_TRIES = 8  # deals tried per world for one that agrees with the passes read (see Deducer.world)
 
 
 # --- candidates ------------------------------------------------------------------------------------
@@ -104,6 +110,105 @@ def _guard_card(reading: Reading, view: dict) -> str | None:
     return view.get("called_card")
 
 
+READ_LEADS_ABOVE = 3  # a lead tells its rank is the leader's lowest only while every other hand is larger
+READ_LEADER_FROM = (
+    8  # ... and the leader's own hand holds this many cards (a short hand leads its safest set)
+)
+
+
+def read_plays(view: dict, reading: Reading, counts: list[int]) -> tuple[list[int], list[tuple]]:
+    """What the other seats' plays and passes say about their hands, read from `plays` (and the
+    current trick's `passed`), as the normal bot (and most people) play:
+
+    * floors, per seat: the highest rank it led as the whole set of its lowest natural. Players lead
+      the set holding their lowest card unless an opponent is nearly out or few sets are left; a seat
+      that led a whole set of R that way held no natural at or below R afterwards (the must-last
+      rank apart), and its hand only shrinks since. 0 where nothing is read.
+    * passes: (seat, owner, size, top, later) for each pass on a play of naturals: a player holding
+      exactly `size` naturals of a rank above `top` answers an opponent with that whole set (it costs
+      him nothing). `later` counts the naturals the seat played after that pass, which it then held.
+
+    A play is a lead when the previous player played again (every other hand passed) or when it does
+    not beat the play before it (a new trick: 接风); the seats between two plays passed on the first
+    (all of them before a lead)."""
+    rules = reading.rules
+    plays = view.get("plays") or ()
+    me = reading.seat
+    floors = [0] * 5
+    sizes = list(counts)
+    before = []
+    for seat, cards in reversed(plays):  # hand sizes before each play, from the current counts
+        sizes[seat] += len(cards)
+        before.append(list(sizes))
+    before.reverse()
+    emperor, called = view.get("emperor"), view.get("called_card")
+    values = [values_of(cards, supers_of(rules, seat, emperor, called)) for seat, cards in plays]
+    passers: list[list[int]] = [[] for _ in plays]
+    for index, (seat, cards) in enumerate(plays):
+        lead = index == 0 or plays[index - 1][0] == seat
+        if not lead:
+            previous = values[index - 1]
+            bomb = is_bomb(rules, cards)
+            lead = not bomb and not (
+                is_valid_play(rules, values[index]) and beats_values(rules, values[index], previous)
+            )
+        if index:
+            owner = plays[index - 1][0]
+            after = list(before[index])  # sizes after the previous play
+            holders = [s for s in range(5) if after[s] and s != owner]
+            if lead:
+                passers[index - 1] = holders
+            else:
+                between = []
+                step = (owner + 1) % 5
+                while step != seat:
+                    if after[step]:
+                        between.append(step)
+                    step = (step + 1) % 5
+                passers[index - 1] = between
+        mine = values[index]
+        if (
+            not lead
+            or seat == me
+            or mine[0] >= JOKER_FLOOR
+            or len(set(mine)) != 1
+            or mine[0] == rules.must_last
+        ):
+            continue
+        sizes = before[index]
+        if sizes[seat] < READ_LEADER_FROM:
+            continue
+        if any(0 < n <= READ_LEADS_ABOVE for s, n in enumerate(sizes) if s != seat):
+            continue
+        floors[seat] = max(floors[seat], mine[0])
+    if plays and view.get("table") is not None:
+        passers[-1] = [s for s in view.get("passed") or () if s != plays[-1][0]]
+    passes = []
+    later = [Counter() for _ in range(5)]
+    for index in range(len(plays) - 1, -1, -1):
+        owner = plays[index][0]
+        table = values[index]
+        if table[0] < JOKER_FLOOR and len(set(table)) == 1 and not is_bomb(rules, plays[index][1]):
+            for seat in passers[index]:
+                if seat != me:
+                    passes.append((seat, owner, len(table), table[0], Counter(later[seat])))
+        later[owner].update(v for v in values[index] if v < JOKER_FLOOR)
+    return floors, passes
+
+
+def _guard_public(view: dict, reading: Reading, guard_card: str | None) -> bool:
+    """Whether everyone knows the guard: the view shows him to others only then; the guard himself
+    sees his role always, and reads it from 明保, a successful rebellion or his own play of the
+    guard card."""
+    roles = view.get("roles") or [None] * 5
+    if roles[reading.seat] != "guard":
+        return "guard" in roles
+    declared = [d["type"] for d in view.get("declarations") or ()]
+    if "reveal" in declared or (reading.rules.declaration_doubling == "two" and declared.count("rebel") >= 2):
+        return True
+    return any(seat == reading.seat and guard_card in cards for seat, cards in view.get("plays") or ())
+
+
 class Deducer:
     """What the view fixes about the other hands, computed once per search; `world(rng)` deals one."""
 
@@ -124,16 +229,78 @@ class Deducer:
         self.solo = view.get("solo")
         self.soloist = next((s for s in range(5) if roles[s] == "soloist"), None)
         self.guard = next((s for s in range(5) if roles[s] == "guard"), None)
-        self.guard_public = self.guard is not None and roles[seat] != "guard"
+        self.guard_card = _guard_card(reading, view)
+        self.guard_public = _guard_public(view, reading, self.guard_card)
         if self.soloist is not None and self.guard is None:
             self.solo = self.solo or ("hidden" if self.soloist == seat else "open")
-        self.guard_card = _guard_card(reading, view)
         # A hidden guard is one of the seats neither emperor nor a declared commoner (造反 is public).
         self.guard_choices = [
             s for s in range(5) if s not in (seat, self.emperor) and roles[s] is None and self.counts[s] > 0
         ]
+        self.floors, self.passes = read_plays(view, reading, self.counts)
+        self.teams_public = self.guard_public or self.soloist is not None
+        self.rebels = {d["seat"] for d in view.get("declarations") or () if d["type"] == "rebel"}
+        self.supers = [supers_of(rules, s, self.emperor, view.get("called_card")) for s in range(5)]
+        floored = [s for s in range(5) if self.floors[s] and s != seat]
+        self.floored = sorted(floored, key=lambda s: -self.floors[s])
+        called = view.get("called_card") if rules.guard_card_super else None
+        self.open_value = {
+            code: BASE_VALUE[code] < JOKER_FLOOR and code != called and BASE_VALUE[code] != rules.must_last
+            for code in set(self.pool)
+        }
 
-    def world(self, rng: random.Random) -> State | None:
+    def world(self, rng: random.Random, budget: list[int] | None = None) -> State | None:
+        """One world; where passes were read, the one breaking the fewest of them among up to
+        `PASS_TRIES` deals (rejection: consistent worlds keep their relative odds)."""
+        budget = budget if budget is not None else [0]
+        best, fewest = None, None
+        for _ in range(PASS_TRIES if self.passes else 1):
+            budget[0] -= WORLD_COST
+            dealt = self._deal(rng)
+            if dealt is None:
+                continue
+            broken = self._broken(*dealt) if self.passes else 0
+            if fewest is None or broken < fewest:
+                best, fewest = dealt, broken
+                if not broken:
+                    break
+        return None if best is None else self._state(*best)
+
+    def _broken(self, hands, guard, solo) -> int:
+        """How many of the read passes this deal contradicts: a seat that passed on an opponent's
+        play while holding exactly that many naturals of a higher rank. Passes a seat would make
+        knowingly for a partner say nothing (the guard knows the emperor; commoners know each other
+        once the teams are public or the player of the trick rebelled)."""
+        emperor, must_last = self.emperor, self.reading.rules.must_last
+        side = [1 if s == emperor or (not solo and s == guard) else 0 for s in range(5)]
+        held: dict[int, Counter] = {}
+        broken = 0
+        for passer, owner, size, top, later in self.passes:
+            if side[passer] == side[owner]:
+                if self.teams_public or passer == guard:
+                    continue
+                if passer != emperor and owner in self.rebels:
+                    continue
+            counts = held.get(passer)
+            if counts is None:
+                supers = self.supers[passer]
+                counts = held[passer] = Counter(
+                    v
+                    for v in (SUPER_VALUE if c in supers else BASE_VALUE[c] for c in hands[passer])
+                    if v < JOKER_FLOOR
+                )
+            for value, n in counts.items():
+                if value > top and value != must_last and n + later[value] == size:
+                    broken += 1
+                    break
+            else:
+                for value, n in later.items():
+                    if value > top and value != must_last and not counts[value] and n == size:
+                        broken += 1
+                        break
+        return broken
+
+    def _deal(self, rng: random.Random) -> tuple | None:
         view, reading, seat = self.view, self.reading, self.seat
         counts = list(self.counts)
         pool = list(self.pool)
@@ -167,6 +334,19 @@ class Deducer:
                 while self.guard_card in pool and len(hands[self.emperor]) < counts[self.emperor]:
                     place(self.guard_card, self.emperor)
         rng.shuffle(pool)
+        # Seats whose leads showed a floor take only cards above it (or jokers, or must-last cards)
+        # first, from the shuffled pool: a uniform draw among the cards they may hold.
+        for s in self.floored:
+            need = counts[s] - len(hands[s])
+            floor, open_value = self.floors[s], self.open_value
+            rest = []
+            for code in pool:
+                if need and (not open_value[code] or BASE_VALUE[code] > floor):
+                    hands[s].append(code)
+                    need -= 1
+                else:
+                    rest.append(code)
+            pool = rest
         at = 0
         for s in range(5):
             if s == seat:
@@ -176,7 +356,7 @@ class Deducer:
                 return None
             hands[s] += pool[at : at + need]
             at += need
-        return self._state(hands, guard, solo)
+        return hands, guard, solo
 
     def _state(self, hands, guard, solo) -> State:
         view, rules = self.view, self.reading.rules
@@ -228,14 +408,36 @@ def _side(state: State, seat: int) -> int:
     return 0
 
 
+def _known_partners(state: State, side: list[int]) -> list[list[bool]]:
+    """knows[s][o]: seat s knows that o plays on its side, so it leaves o's tricks alone. Everyone
+    knows once the teams are public; before, the guard knows the emperor (not the other way round)
+    and a commoner knows a declared rebel (造反 is public)."""
+    public = state.guard_public or state.solo_public or state.solo == "open"
+    rebels = {s for s, kind in state.declarations if kind == "rebel"}
+    knows = [[False] * 5 for _ in range(5)]
+    for s in range(5):
+        for o in range(5):
+            if side[s] != side[o]:
+                continue
+            if s == o or public:
+                knows[s][o] = True
+            elif side[s]:  # the emperor's side: a hidden guard knows the emperor
+                knows[s][o] = s == state.guard
+            else:
+                knows[s][o] = o in rebels
+    return knows
+
+
 class Rollout:
     """A deal played to the end on card *values* alone (no codes, no view, no copies of the State),
-    by the normal bot's main habits in every seat: lead the lowest whole set (the largest against an
-    opponent nearly out), answer an opponent with the cheapest whole set of naturals (broken sets
-    below 2s too), spend jokers only to stop an opponent nearly out or to go out, leave a partner's
-    trick alone. The turn flow is the engine's (docs/rules.md §1 "Turn flow", 接风); the preset
-    answers of another size (烤牌, two-kill) and bombs are not tried, which only makes the imagined
-    players a little plainer. The places it reaches are scored by the engine's own scoring."""
+    by the normal bot's main habits in every seat (it picks the normal bot's play in about nine
+    cases in ten): lead the lowest whole set (the largest against an opponent nearly out); answer
+    with a whole set of naturals, the highest one (the least likely to be beaten), else a whole set
+    made up with one joker; break a set or spend more jokers only to stop an opponent nearly out or
+    to go out; leave alone the tricks of a partner the player *knows* (`_known_partners`). The turn
+    flow is the engine's (docs/rules.md §1 "Turn flow", 接风); the preset answers of another size
+    (烤牌, two-kill) and bombs are not tried, which only makes the imagined players a little plainer.
+    The places it reaches are scored by the engine's own scoring."""
 
     def __init__(self, state: State):
         rules = state.rules
@@ -258,12 +460,14 @@ class Rollout:
             self.jokers.append(jokers)
         self.size = [len(h) for h in state.hands]
         self.side = [_side(state, s) for s in range(5)]
+        self.knows = _known_partners(state, self.side)
         self.places = list(state.places)
         self.out = len(state.finish_order)
         table = state.table
         self.table = (table.seat, table.values) if table is not None else None
         self.passed = set(state.passed)
         self.turn = state.turn
+        self._sides_left()
 
     def _next_holder(self, seat: int) -> int:
         size = self.size
@@ -285,9 +489,7 @@ class Rollout:
         self.size[seat] -= len(values)
 
     def _danger(self, seat: int) -> int:
-        mine = self.side[seat]
-        sizes = self.size
-        return min((n for s, n in enumerate(sizes) if n and s != seat and self.side[s] != mine), default=99)
+        return self.smallest[self.side[seat]]
 
     def _lead(self, seat: int) -> tuple[int, ...]:
         naturals = self.naturals[seat]
@@ -304,27 +506,32 @@ class Rollout:
 
     def _follow(self, seat: int) -> tuple[int, ...] | None:
         owner, table = self.table
-        if self.side[owner] == self.side[seat]:
+        if self.knows[seat][owner]:
             return None
         rules = self.rules
         need = len(table)
         naturals, jokers = self.naturals[seat], self.jokers[seat]
-        going_out = self.size[seat] == need
-        urgent = going_out or 0 < self.size[owner] <= NEARLY_OUT
+        size = self.size
+        urgent = size[seat] == need or 0 < size[owner] <= NEARLY_OUT or self._danger(seat) <= NEARLY_OUT
         best, best_key = None, None
         lowest = table[-1]
         for value, count in naturals.items():
             if value <= lowest or value == self.must_last:
                 continue
-            if count >= need:
-                whole = count == need
-                if not whole and value >= TWO_VALUE and not urgent:
-                    continue
-                key = (0, not whole, value)
+            if count == need:
+                key = (0, -value)
                 answer = (value,) * need
-            elif urgent and count + len(jokers) >= need:
+            elif count > need:
+                if not urgent:
+                    continue
+                key = (2, value)
+                answer = (value,) * need
+            elif count + len(jokers) >= need:
                 spent = jokers[: need - count]
-                key = (len(spent), True, value)
+                cost = sum(JOKER_CONTROL[j] for j in spent)
+                if cost > JOKER_ANSWER_COST and not urgent:
+                    continue
+                key = (1, cost, value)
                 answer = tuple(sorted(spent, reverse=True)) + (value,) * count
             else:
                 continue
@@ -341,9 +548,12 @@ class Rollout:
         return best
 
     def run(self, budget: list[int]) -> None:
-        """Play on until one seat holds cards; each decision takes one from `budget[0]`."""
-        size = self.size
-        while sum(1 for n in size if n) > 1:
+        """Play on until the holders left are all on one side (their order among themselves changes
+        no score: every scoring counts a side's places together); each decision takes one from
+        `budget[0]`. The holders left take the places after the last one out in seat order, as the
+        engine does."""
+        size, side = self.size, self.side
+        while self.left[0] and self.left[1]:
             seat = self.turn
             budget[0] -= 1
             if self.table is None:
@@ -359,11 +569,32 @@ class Rollout:
                 if not size[seat]:
                     self.out += 1
                     self.places[seat] = self.out
+                    self.left[side[seat]] -= 1
+                self._opponent_sizes()
             self._advance(seat)
-        last = next((s for s in range(5) if size[s]), None)
-        if last is not None:
-            self.out += 1
-            self.places[last] = self.out
+        for s in range(5):
+            if size[s] and self.places[s] is None:
+                self.out += 1
+                self.places[s] = self.out
+
+    def _sides_left(self) -> None:
+        self.left = [0, 0]
+        for s in range(5):
+            if self.size[s]:
+                self.left[self.side[s]] += 1
+        self._opponent_sizes()
+
+    def _opponent_sizes(self) -> None:
+        """smallest[k]: the smallest hand held against side k."""
+        size, side = self.size, self.side
+        smallest = [99, 99]
+        for s in range(5):
+            n = size[s]
+            if n:
+                k = 1 - side[s]
+                if n < smallest[k]:
+                    smallest[k] = n
+        self.smallest = smallest
 
     def _advance(self, seat: int) -> None:
         owner = self.table[0]
@@ -422,7 +653,7 @@ def search_play(view: dict, rng: random.Random | None, normal: Action) -> Action
     for _ in range(MAX_WORLDS * 2):
         if budget[0] <= 0 or len(results[0]) >= MAX_WORLDS:
             break
-        world = deducer.world(rng)
+        world = deducer.world(rng, budget)
         if world is None:
             continue
         for index, action in enumerate(options):
