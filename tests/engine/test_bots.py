@@ -618,3 +618,38 @@ def test_rollout_players_leave_only_known_partners_alone():
     assert rollout.knows[guard][emperor] and not rollout.knows[emperor][guard]
     assert not rollout.knows[commoners[0]][commoners[1]]
     assert not rollout.knows[commoners[0]][emperor]
+
+
+@pytest.mark.parametrize("name", engine.PRESETS)
+def test_a_rollout_may_stop_when_the_holders_left_are_one_side(name):
+    """Rollout.run stops once every seat still holding cards is on one side: that is sound only if
+    no preset's scoring tells apart the orders of those seats among the last places. Every finish
+    order of real deals' roles, its one-side tail permuted, scores the same."""
+    import itertools
+
+    from games.engine.scoring import deal_result
+
+    checked = 0
+    for seed in range(6):
+        state = engine.new_deal(engine.preset(name), seed=seed)
+        while state.phase not in ("play", "over", "void"):
+            seat = engine.to_act(state)[0]
+            state, _ = engine.apply_action(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+        if state.phase != "play":
+            continue
+        side = [searching._side(state, s) for s in range(5)]
+        for order in itertools.permutations(range(5)):
+            places = [0] * 5
+            for place, seat in enumerate(order, start=1):
+                places[seat] = place
+            first = 4  # where the one-side tail of the finish order starts
+            while first > 0 and side[order[first - 1]] == side[order[4]]:
+                first -= 1
+            scores = deal_result(state, tuple(places))[0]
+            for tail in itertools.permutations(order[first:]):
+                shuffled = list(places)
+                for place, seat in enumerate(tail, start=first + 1):
+                    shuffled[seat] = place
+                assert deal_result(state, tuple(shuffled))[0] == scores, (order, tail)
+                checked += 1
+    assert checked > 0
