@@ -21,6 +21,7 @@ import json
 import math
 import random
 import statistics
+from bisect import bisect_left
 from collections import Counter
 
 from ..cards import BASE_VALUE, JOKERS, SUPER_VALUE, sort_codes
@@ -32,14 +33,14 @@ from ..tricks import supers_for
 from .reading import Reading, count_of, read_view, supers_of
 from .strength import JOKER_CONTROL
 
-DECISION_BUDGET = 36000  # rollout decisions per search (calibrated in docs/bots.md: p99 <= 250 ms CPU)
-MAX_WORLDS = 60  # more worlds than this changes few choices
+DECISION_BUDGET = 56000  # rollout decisions per search (calibrated in docs/bots.md: p99 <= 250 ms CPU)
+MAX_WORLDS = 100  # a cap for the cheap late decisions; the budget bounds the early ones
 MAX_CANDIDATES = 5  # the normal bot's choice, pass, and the best-ranked other distinct plays
 SURE = 1.0  # standard errors of gain over the normal choice needed to choose another (see `choose`)
 NEARLY_OUT = 3  # an opponent with this many cards or fewer is stopped at any price
 PASS = Action("pass")
 JOKER_ANSWER_COST = 1.0  # joker controls a rollout player attaches to a whole set to answer (one joker)
-WORLD_COST = 25  # a dealt world costs about as much CPU as this many rollout decisions
+WORLD_COST = 30  # a dealt world costs about as much CPU as this many rollout decisions
 PASS_TRIES = 8  # deals tried per world for one that agrees with the passes read (see Deducer.world)
 
 
@@ -209,6 +210,21 @@ def _guard_public(view: dict, reading: Reading, guard_card: str | None) -> bool:
     return any(seat == reading.seat and guard_card in cards for seat, cards in view.get("plays") or ())
 
 
+def _group_passes(passes: list[tuple]) -> list[tuple]:
+    """The passes read, grouped by passer, owner, size and what the passer played since, with their
+    plays' tops sorted: a deal breaks a group's passes on the plays below one rank (`_broken`)."""
+    groups: dict[tuple, list[int]] = {}
+    laters: dict[tuple, Counter] = {}
+    for passer, owner, size, top, later in passes:
+        later_key = tuple(sorted(later.items()))
+        laters[later_key] = later
+        groups.setdefault((passer, owner, size, later_key), []).append(top)
+    return [
+        (passer, owner, size, later_key, laters[later_key], sorted(tops))
+        for (passer, owner, size, later_key), tops in groups.items()
+    ]
+
+
 class Deducer:
     """What the view fixes about the other hands, computed once per search; `world(rng)` deals one."""
 
@@ -238,11 +254,22 @@ class Deducer:
             s for s in range(5) if s not in (seat, self.emperor) and roles[s] is None and self.counts[s] > 0
         ]
         self.floors, self.passes = read_plays(view, reading, self.counts)
+        self.pass_groups = _group_passes(self.passes)
         self.teams_public = self.guard_public or self.soloist is not None
         self.rebels = {d["seat"] for d in view.get("declarations") or () if d["type"] == "rebel"}
         self.supers = [supers_of(rules, s, self.emperor, view.get("called_card")) for s in range(5)]
         floored = [s for s in range(5) if self.floors[s] and s != seat]
         self.floored = sorted(floored, key=lambda s: -self.floors[s])
+        # Each seat's value of each card it may hold; jokers and super cards count as -1, below every
+        # natural, since passes are read on plays of naturals only.
+        self.natural_value = [
+            {
+                code: -1 if value >= JOKER_FLOOR else value
+                for code in set(self.pool) | set(reading.hand)
+                for value in [SUPER_VALUE if code in self.supers[s] else BASE_VALUE[code]]
+            }
+            for s in range(5)
+        ]
         called = view.get("called_card") if rules.guard_card_super else None
         self.open_value = {
             code: BASE_VALUE[code] < JOKER_FLOOR and code != called and BASE_VALUE[code] != rules.must_last
@@ -274,30 +301,31 @@ class Deducer:
         emperor, must_last = self.emperor, self.reading.rules.must_last
         side = [1 if s == emperor or (not solo and s == guard) else 0 for s in range(5)]
         held: dict[int, Counter] = {}
+        highest: dict[tuple, int] = {}
         broken = 0
-        for passer, owner, size, top, later in self.passes:
+        for passer, owner, size, later_key, later, tops in self.pass_groups:
             if side[passer] == side[owner]:
                 if self.teams_public or passer == guard:
                     continue
                 if passer != emperor and owner in self.rebels:
                     continue
-            counts = held.get(passer)
-            if counts is None:
-                supers = self.supers[passer]
-                counts = held[passer] = Counter(
-                    v
-                    for v in (SUPER_VALUE if c in supers else BASE_VALUE[c] for c in hands[passer])
-                    if v < JOKER_FLOOR
-                )
-            for value, n in counts.items():
-                if value > top and value != must_last and n + later[value] == size:
-                    broken += 1
-                    break
-            else:
+            found = highest.get((passer, size, later_key))
+            if found is None:
+                counts = held.get(passer)
+                if counts is None:
+                    value_of = self.natural_value[passer]
+                    counts = held[passer] = Counter(map(value_of.__getitem__, hands[passer]))
+                # The highest rank, not the must-last one, that made exactly a whole set of `size`
+                # in the passer's hand at the pass: what it holds now and what it has played since.
+                found = 0
+                for value, n in counts.items():
+                    if value > found and value != must_last and n + later.get(value, 0) == size:
+                        found = value
                 for value, n in later.items():
-                    if value > top and value != must_last and not counts[value] and n == size:
-                        broken += 1
-                        break
+                    if value > found and n == size and value != must_last and value not in counts:
+                        found = value
+                highest[(passer, size, later_key)] = found
+            broken += bisect_left(tops, found)  # the passes on plays below that rank are broken
         return broken
 
     def _deal(self, rng: random.Random) -> tuple | None:
@@ -447,14 +475,14 @@ class Rollout:
         self.jokers = []
         for seat in range(5):
             supers = supers_for(state, seat)
-            counts: Counter = Counter()
+            counts: dict[int, int] = {}  # a plain dict: Counter's item deletion is slow Python code
             jokers = []
             for code in state.hands[seat]:
                 value = SUPER_VALUE if code in supers else BASE_VALUE[code]
                 if value >= JOKER_FLOOR:
                     jokers.append(value)
                 else:
-                    counts[value] += 1
+                    counts[value] = counts.get(value, 0) + 1
             jokers.sort()
             self.naturals.append(counts)
             self.jokers.append(jokers)
@@ -512,35 +540,36 @@ class Rollout:
         need = len(table)
         naturals, jokers = self.naturals[seat], self.jokers[seat]
         size = self.size
-        urgent = size[seat] == need or 0 < size[owner] <= NEARLY_OUT or self._danger(seat) <= NEARLY_OUT
+        urgent = (
+            size[seat] == need
+            or 0 < size[owner] <= NEARLY_OUT
+            or self.smallest[self.side[seat]] <= NEARLY_OUT
+        )
         best, best_key = None, None
-        lowest = table[-1]
+        top, lowest = table[0], table[-1]
+        must_last = self.must_last
+        # A whole set of naturals beats a play of its size exactly when its rank is above the play's
+        # highest card (pairwise beating; under 烤牌 naturals alone never beat jokers), so those
+        # answers need no call to the engine's beating rules; answers with a joker do.
         for value, count in naturals.items():
-            if value <= lowest or value == self.must_last:
+            if value <= lowest or value == must_last:
                 continue
             if count == need:
-                key = (0, -value)
-                answer = (value,) * need
+                if value > top and (best_key is None or (0, -value) < best_key):
+                    best, best_key = (value,) * need, (0, -value)
             elif count > need:
-                if not urgent:
-                    continue
-                key = (2, value)
-                answer = (value,) * need
+                if urgent and value > top and (best_key is None or (2, value) < best_key):
+                    best, best_key = (value,) * need, (2, value)
             elif count + len(jokers) >= need:
                 spent = jokers[: need - count]
                 cost = sum(JOKER_CONTROL[j] for j in spent)
                 if cost > JOKER_ANSWER_COST and not urgent:
                     continue
                 key = (1, cost, value)
-                answer = tuple(sorted(spent, reverse=True)) + (value,) * count
-            else:
-                continue
-            if (
-                (best_key is None or key < best_key)
-                and is_valid_play(rules, answer)
-                and beats_values(rules, answer, table)
-            ):
-                best, best_key = answer, key
+                if best_key is None or key < best_key:
+                    answer = tuple(sorted(spent, reverse=True)) + (value,) * count
+                    if is_valid_play(rules, answer) and beats_values(rules, answer, table):
+                        best, best_key = answer, key
         if best is None and urgent and len(jokers) >= need:
             answer = tuple(sorted(jokers[:need], reverse=True))
             if beats_values(rules, answer, table):
@@ -552,8 +581,8 @@ class Rollout:
         no score: every scoring counts a side's places together); each decision takes one from
         `budget[0]`. The holders left take the places after the last one out in seat order, as the
         engine does."""
-        size, side = self.size, self.side
-        while self.left[0] and self.left[1]:
+        size, side, left, smallest = self.size, self.side, self.left, self.smallest
+        while left[0] and left[1]:
             seat = self.turn
             budget[0] -= 1
             if self.table is None:
@@ -566,12 +595,32 @@ class Rollout:
                 self._remove(seat, play)
                 self.table = (seat, play)
                 self.passed = set()
-                if not size[seat]:
+                n = size[seat]
+                if not n:
                     self.out += 1
                     self.places[seat] = self.out
-                    self.left[side[seat]] -= 1
-                self._opponent_sizes()
-            self._advance(seat)
+                    left[side[seat]] -= 1
+                    self._opponent_sizes()
+                elif n < smallest[1 - side[seat]]:
+                    smallest[1 - side[seat]] = n
+            # The turn flow (docs/rules.md §1 "Turn flow"): the next seat still holding cards, the
+            # trick back to its owner when everyone else passed, or to the seat after an owner who
+            # went out (接风) once every holder passed.
+            owner = self.table[0]
+            following = seat
+            for step in range(1, 6):
+                following = (seat + step) % 5
+                if size[following]:
+                    break
+            if size[owner]:
+                if following == owner:
+                    self.table, self.passed, self.turn = None, set(), owner
+                else:
+                    self.turn = following
+            elif all(s in self.passed for s in range(5) if size[s]):
+                self.table, self.passed, self.turn = None, set(), self._next_holder(owner)
+            else:
+                self.turn = following
         for s in range(5):
             if size[s] and self.places[s] is None:
                 self.out += 1
@@ -579,36 +628,23 @@ class Rollout:
 
     def _sides_left(self) -> None:
         self.left = [0, 0]
+        self.smallest = [99, 99]
         for s in range(5):
             if self.size[s]:
                 self.left[self.side[s]] += 1
         self._opponent_sizes()
 
     def _opponent_sizes(self) -> None:
-        """smallest[k]: the smallest hand held against side k."""
+        """smallest[k]: the smallest hand held against side k (kept in place: `run` holds it)."""
         size, side = self.size, self.side
-        smallest = [99, 99]
+        smallest = self.smallest
+        smallest[0] = smallest[1] = 99
         for s in range(5):
             n = size[s]
             if n:
                 k = 1 - side[s]
                 if n < smallest[k]:
                     smallest[k] = n
-        self.smallest = smallest
-
-    def _advance(self, seat: int) -> None:
-        owner = self.table[0]
-        if self.size[owner]:
-            following = self._next_holder(seat)
-            if following == owner:
-                self.table, self.passed, self.turn = None, set(), owner
-            else:
-                self.turn = following
-            return
-        if all(s in self.passed for s in range(5) if self.size[s]):
-            self.table, self.passed, self.turn = None, set(), self._next_holder(owner)
-        else:
-            self.turn = self._next_holder(seat)
 
 
 def play_out(state: State, seat: int, budget: list[int]) -> int:
