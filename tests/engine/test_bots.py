@@ -599,6 +599,55 @@ def test_hard_floors_and_passes_hold_for_normal_players():
     assert checked > 100
 
 
+def _broken_pass_by_pass(deducer, hands, guard, solo):
+    """The pass rule spelled out one pass at a time (docs/bots.md "What the plays say")."""
+    from collections import Counter
+
+    from games.engine.cards import BASE_VALUE, SUPER_VALUE
+    from games.engine.plays import JOKER_FLOOR
+
+    must_last = deducer.reading.rules.must_last
+    side = [1 if s == deducer.emperor or (not solo and s == guard) else 0 for s in range(5)]
+    broken = 0
+    for passer, owner, size, top, later in deducer.passes:
+        if side[passer] == side[owner] and (
+            deducer.teams_public or passer == guard or (passer != deducer.emperor and owner in deducer.rebels)
+        ):
+            continue
+        supers = deducer.supers[passer]
+        values = [SUPER_VALUE if c in supers else BASE_VALUE[c] for c in hands[passer]]
+        then = Counter(v for v in values if v < JOKER_FLOOR) + later
+        broken += any(v > top and v != must_last and n == size for v, n in then.items())
+    return broken
+
+
+@pytest.mark.parametrize("name", ["weihai", "lianzhong_classic", "campus", "laowang"])
+def test_hard_counts_the_broken_passes_one_by_one(name):
+    """`_broken` groups the passes read by passer and what it played since and counts a group's
+    broken passes at once; on dealt worlds of late views it counts exactly the passes that the rule,
+    applied pass by pass, says the deal breaks."""
+    from games.engine.bots.reading import read_view
+
+    rng = random.Random(name)
+    compared = broken_seen = 0
+    state = engine.new_deal(engine.preset(name), seed=3)
+    while state.phase not in ENDED:
+        seat = engine.to_act(state)[0]
+        view = engine.bot_view(state, seat)
+        if state.phase == "play" and len(view["plays"]) % 7 == 6:
+            deducer = searching.Deducer(view, read_view(view))
+            for _ in range(10):
+                dealt = deducer._deal(rng)
+                if dealt is None:
+                    continue
+                expected = _broken_pass_by_pass(deducer, *dealt)
+                assert deducer._broken(*dealt) == expected
+                compared += 1
+                broken_seen += expected > 0
+        state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    assert compared > 20 and broken_seen > 0
+
+
 def _value(code):
     from games.engine.cards import BASE_VALUE
 
