@@ -33,8 +33,8 @@ from ..tricks import supers_for
 from .reading import Reading, count_of, read_view, supers_of
 from .strength import JOKER_CONTROL
 
-DECISION_BUDGET = 56000  # rollout decisions per search (calibrated in docs/bots.md: p99 <= 250 ms CPU)
-MAX_WORLDS = 100  # a cap for the cheap late decisions; the budget bounds the early ones
+DECISION_BUDGET = 90000  # rollout decisions per search (calibrated in docs/bots.md: p99 <= 250 ms CPU)
+MAX_WORLDS = 150  # a cap for the cheap late decisions; the budget bounds the early ones
 MAX_CANDIDATES = 5  # the normal bot's choice, pass, and the best-ranked other distinct plays
 SURE = 1.0  # standard errors of gain over the normal choice needed to choose another (see `choose`)
 NEARLY_OUT = 3  # an opponent with this many cards or fewer is stopped at any price
