@@ -702,3 +702,32 @@ def test_a_rollout_may_stop_when_the_holders_left_are_one_side(name):
                 assert deal_result(state, tuple(shuffled))[0] == scores, (order, tail)
                 checked += 1
     assert checked > 0
+
+
+@pytest.mark.parametrize("name", engine.PRESETS)
+def test_a_rollout_judges_a_whole_set_of_naturals_as_the_engine_does(name):
+    """Rollout._follow answers with a whole set of naturals without the engine's beating rules: it
+    beats a play of its size exactly when its rank is above the play's highest card. Every valid
+    table of one to four cards (naturals of one rank with jokers or super cards attached, or jokers
+    alone) against every natural rank agrees with plays.beats_values for the preset."""
+    import itertools
+
+    from games.engine.cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE
+    from games.engine.plays import JOKER_FLOOR, beats_values, is_valid_play
+
+    rules = engine.preset(name)
+    naturals = sorted({v for v in BASE_VALUE.values() if v < JOKER_FLOOR})
+    toppers = (SUPER_VALUE, BJ_VALUE, SJ_VALUE)
+    checked = 0
+    for size in range(1, 5):
+        for attached in range(size + 1):
+            for jokers in itertools.combinations_with_replacement(toppers, attached):
+                for rank in naturals if attached < size else [None]:
+                    table = tuple(sorted(jokers + (rank,) * (size - attached), reverse=True))
+                    if not is_valid_play(rules, table):
+                        continue
+                    for value in naturals:
+                        answer = (value,) * size
+                        assert beats_values(rules, answer, table) == (value > table[0]), (table, answer)
+                        checked += 1
+    assert checked > 1000

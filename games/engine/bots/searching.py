@@ -540,11 +540,7 @@ class Rollout:
         need = len(table)
         naturals, jokers = self.naturals[seat], self.jokers[seat]
         size = self.size
-        urgent = (
-            size[seat] == need
-            or 0 < size[owner] <= NEARLY_OUT
-            or self.smallest[self.side[seat]] <= NEARLY_OUT
-        )
+        urgent = size[seat] == need or 0 < size[owner] <= NEARLY_OUT or self._danger(seat) <= NEARLY_OUT
         best, best_key = None, None
         top, lowest = table[0], table[-1]
         must_last = self.must_last
@@ -607,11 +603,7 @@ class Rollout:
             # trick back to its owner when everyone else passed, or to the seat after an owner who
             # went out (接风) once every holder passed.
             owner = self.table[0]
-            following = seat
-            for step in range(1, 6):
-                following = (seat + step) % 5
-                if size[following]:
-                    break
+            following = self._next_holder(seat)
             if size[owner]:
                 if following == owner:
                     self.table, self.passed, self.turn = None, set(), owner
