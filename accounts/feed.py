@@ -22,6 +22,8 @@ from infra.sql_insert import rows_insert
 # Entries older than this many per user are pruned as new ones arrive: the feed is for following
 # what happens now; history has its own endpoints.
 FEED_KEEP = 500
+# The most entries one read answers (a long-poll, a stream's catch-up page).
+FEED_PAGE = 200
 
 
 def feed_append(*, user_id: int, type: str, data: dict) -> int:
@@ -158,7 +160,7 @@ def _append_ctes_sql(count: int) -> str:
     )
 
 
-def feed_read(*, user_id: int, after: int, limit: int = 200) -> dict:
+def feed_read(*, user_id: int, after: int, limit: int = FEED_PAGE) -> dict:
     """Entries after `after`, oldest first; `last_seq` is what to pass as `after` next time.
 
     One hand-written statement: most of a server's requests are its clients' polls, and the ORM

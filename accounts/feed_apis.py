@@ -25,7 +25,6 @@ from infra.api.schema import (
 )
 from infra.api.serializers import LongPollQueryInputSerializer
 
-FEED_PAGE = 200
 FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")
 
 

@@ -12,18 +12,17 @@ from typing import Any
 from django.http import QueryDict
 
 from accounts import feed
-from accounts.feed_apis import FEED_PAGE
 from events.access import Reader
 from events.streams import FollowedLog, Page
 from games import selectors as game_selectors
-from games.apis import GameEventsQueryInputSerializer
+from games.event_serializers import GameEventsQueryInputSerializer
 from infra import wakeups
 from infra.api.errors import ApiError
 from infra.api.serializers import LongPollQueryInputSerializer
 from matchmaking import selectors as matchmaking_selectors
 from matchmaking import tickets
 from matchmaking.models import TicketStatus
-from matchmaking.ticket_apis import TicketOutputSerializer, TicketPollQueryInputSerializer
+from matchmaking.ticket_serializers import TicketOutputSerializer, TicketPollQueryInputSerializer
 
 # A deal's log ends with one of these (nothing is appended after it).
 GAME_LOG_ENDINGS = frozenset({"deal_over", "void", "aborted"})
@@ -134,8 +133,9 @@ def _feed_followed(reader: Reader, _: None) -> FollowedLog:
     user_id = reader.user.pk
 
     def read(after: int) -> Page:
-        page = feed.feed_read(user_id=user_id, after=after, limit=FEED_PAGE)
-        return Page(events=page["events"], last_seq=page["last_seq"], more=len(page["events"]) == FEED_PAGE)
+        page = feed.feed_read(user_id=user_id, after=after, limit=feed.FEED_PAGE)
+        more = len(page["events"]) == feed.FEED_PAGE
+        return Page(events=page["events"], last_seq=page["last_seq"], more=more)
 
     # Every entry of a user's feed is his own to see, and a feed never ends.
     return FollowedLog(title=f"feed of user {user_id}", channel=wakeups.user_channel_name(user_id), read=read)

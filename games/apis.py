@@ -7,13 +7,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.event_serializers import game_event_union
+from games.event_serializers import GameEventsQueryInputSerializer, game_event_union
 from games.view_serializers import (
     ACTION_TYPES,
     GameFinalOutputSerializer,
     GameViewOutputSerializer,
 )
-from infra.api.converters import MAX_ID
 from infra.api.errors import ApiError, ErrorCode
 from infra.api.schema import LAST_EVENT_ID_PARAMETER, LONG_POLL_PARAMETERS, error_responses, event_stream
 from infra.api.serializers import StrictInputSerializer
@@ -64,11 +63,6 @@ class GameActionInputSerializer(StrictInputSerializer):
 
 class GameTrusteeInputSerializer(StrictInputSerializer):
     on = serializers.BooleanField()
-
-
-class GameEventsQueryInputSerializer(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, default=0)
-    wait = serializers.FloatField(min_value=0, required=False, default=0)
 
 
 class GameEventsOutputSerializer(serializers.Serializer):

@@ -11,6 +11,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from games.view_serializers import DECLARATION_TYPES, WINDOW_KINDS, GameDeclarationOutputSerializer
+from infra.api.converters import MAX_ID
 from infra.api.schema import type_field
 
 
@@ -222,3 +223,10 @@ def game_event_union(**kwargs) -> PolymorphicProxySerializer:
         resource_type_field_name="type",
         **kwargs,
     )
+
+
+class GameEventsQueryInputSerializer(serializers.Serializer):
+    """The query of a game's event log, on both roles (games/apis.py, events/logs.py)."""
+
+    after = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, default=0)
+    wait = serializers.FloatField(min_value=0, required=False, default=0)

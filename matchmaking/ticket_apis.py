@@ -1,18 +1,18 @@
 """Thin views of quick-match tickets and their stats (docs/matchmaking.md "Tickets")."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine
-from games.view_serializers import GameOptionsOutputSerializer
 from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer
 from matchmaking import selectors, tickets
-from matchmaking.models import BotLevel, TicketStatus
+from matchmaking.models import BotLevel
+from matchmaking.ticket_serializers import TicketOutputSerializer, TicketPollQueryInputSerializer
 
 
 class TicketCreateInputSerializer(StrictInputSerializer):
@@ -40,31 +40,6 @@ class TicketCreateInputSerializer(StrictInputSerializer):
         required=False,
         help_text="Friends who send the same code sit at one table (at most four; always unrated).",
     )
-
-
-class TicketOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=TicketStatus.choices)
-    preset = serializers.CharField()
-    options = GameOptionsOutputSerializer(help_text="The preset's options (docs/rules.md §6).")
-    rated = serializers.BooleanField()
-    bots = serializers.BooleanField()
-    bot_level = serializers.SerializerMethodField(
-        help_text="The bot level asked for (null: the server's default)."
-    )
-    party = serializers.CharField(allow_blank=True)
-    created_at = serializers.DateTimeField()
-    table = serializers.IntegerField(source="table_id", allow_null=True)
-    game = serializers.IntegerField(source="game_id", allow_null=True)
-    seat = serializers.IntegerField(allow_null=True)
-
-    @extend_schema_field(serializers.ChoiceField(choices=BotLevel.choices, allow_null=True))
-    def get_bot_level(self, ticket) -> str | None:
-        return ticket.bot_level or None
-
-
-class TicketPollQueryInputSerializer(serializers.Serializer):
-    wait = serializers.FloatField(min_value=0, required=False, default=0)
 
 
 _TICKET_EXAMPLE = {
