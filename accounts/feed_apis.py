@@ -4,7 +4,7 @@ Events.
 One stream per client for everything addressed to the user. The SSE form sends each entry as
 `id: <seq>` / `event: <type>` / `data: <json>`, a comment line every EVENTS_SSE_KEEPALIVE seconds, and
 ends after EVENTS_SSE_MAX_SECONDS (clients reconnect with `Last-Event-ID`, as EventSource does), or
-when the caller's token no longer reads it (checked as often); infra/api/sse.py follows it.
+when the caller's token no longer reads it (checked as often); events/streams.py follows it.
 """
 
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema

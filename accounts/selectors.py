@@ -18,10 +18,7 @@ from accounts.models import (
 )
 from accounts.usernames import username_key
 from infra.api.errors import ApiError, ErrorCode
-
-
-def iso(moment: datetime | None) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
+from infra.timestamps import utc_iso
 
 
 def token_ttl() -> timedelta:
@@ -94,11 +91,11 @@ def sanctions_active(*, user_id: int) -> list[Sanction]:
 def banned_error(*, sanction: Sanction) -> ApiError:
     """`403 banned` (docs/client-guide.md §7 since v1.1) for this sanction."""
     what = "banned" if sanction.kind == "ban" else "barred from tickets and joining tables"
-    until = f" until {iso(sanction.expires_at)}" if sanction.expires_at else ""
+    until = f" until {utc_iso(sanction.expires_at)}" if sanction.expires_at else ""
     return ApiError(
         ErrorCode.BANNED,
         f"This account is {what}{until}.",
-        extra={"kind": sanction.kind, "expires_at": iso(sanction.expires_at)},
+        extra={"kind": sanction.kind, "expires_at": utc_iso(sanction.expires_at)},
     )
 
 

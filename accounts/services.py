@@ -28,6 +28,7 @@ from accounts.usernames import username_is_reserved, username_normalize
 from accounts.webhooks.outbox import webhook_enqueue
 from infra import wakeups
 from infra.api.errors import ApiError, ErrorCode
+from infra.timestamps import utc_iso
 
 
 def token_create(*, user: User) -> str:
@@ -250,11 +251,11 @@ def sanction_create(
             subject_user_id=user.pk,
             reason=reason,
             source=source,
-            details={"kind": kind, "expires_at": selectors.iso(expires_at), "report": report_id},
+            details={"kind": kind, "expires_at": utc_iso(expires_at), "report": report_id},
         )
         # The user's feed (docs/matchmaking.md): his client learns of it at once, with when it ends.
         feed_append(
-            user_id=user.pk, type="sanction", data={"kind": kind, "expires_at": selectors.iso(expires_at)}
+            user_id=user.pk, type="sanction", data={"kind": kind, "expires_at": utc_iso(expires_at)}
         )
         wakeups.publish_access(user_ids=[user.pk])  # a ban ends his open streams
     return sanction

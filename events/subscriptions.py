@@ -356,7 +356,7 @@ class Waiter:
     async def wait(self, timeout: float) -> bool:
         """Wait for a wake-up; True if one came (something was published on the channel), False
         after `timeout`, (without Redis) after one poll interval, or as soon as the process is told
-        to stop (config/shutdown.py)."""
+        to stop (events/shutdown.py)."""
         if self._woken is None:
             await shutdown.unless_stopping(asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL)))
             return False

@@ -27,6 +27,7 @@ from games import deal_end, engine, scheduling, selectors, timers, writes
 from games.models import Event, Game, GameStatus
 from games.work import GameWork
 from infra import metrics, wakeups
+from infra.timestamps import utc_iso
 
 FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
 # Trustee actions applied in one transaction (about 1.5 ms each). A longer chain (a deal whose five
@@ -155,7 +156,7 @@ def prompt_entries(*, game: Game, state: Any) -> list[tuple[int, str, dict]]:
     Each entry carries the seat's `legal_actions` at that version, as its view lists them (its own
     cards only, addressed to its own feed): a client that follows its deal's log can answer the
     prompt without reading its view first, a round trip and half the requests of a table fewer."""
-    deadline = game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None
+    deadline = utc_iso(game.deadline)
     return [
         (
             game.seat_user_ids[seat],

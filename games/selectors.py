@@ -15,6 +15,7 @@ from games import engine, rows
 from games.deal_end import DealEnded
 from games.models import Event, Game, GamePlayer, GameStatus, table_model
 from infra.api.errors import ApiError, ErrorCode
+from infra.timestamps import utc_iso
 
 
 @lru_cache(maxsize=256)
@@ -159,7 +160,7 @@ def _extras(game: Game) -> dict:
         "number": game.number,
         "status": game.status,
         "version": game.version,
-        "deadline": game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None,
+        "deadline": utc_iso(game.deadline),
         "players": list(game.players),
         "trustee": list(game.trustee),
         "unscored": game.unscored,

@@ -31,6 +31,7 @@ from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
 from games.work import GameWork
 from infra import metrics, wakeups
 from infra.api.errors import ApiError, ErrorCode
+from infra.timestamps import utc_iso
 
 
 def game_start(
@@ -343,7 +344,7 @@ def _deadline_expire_locked(*, work: GameWork) -> bool:
         return False
     if not all(game.trustee[seat] for seat in seats):
         # (All on trustee already: an auto-play chain whose continuation was lost, not a timeout.)
-        deadline = game.deadline.isoformat().replace("+00:00", "Z")
+        deadline = utc_iso(game.deadline)
         # (last_seq is saved with the trustee switch below.)
         actions.events_append(
             work=work, rows=actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])

@@ -17,13 +17,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.webhooks.models import Webhook, WebhookEvent, WebhookMessage
+from infra.timestamps import utc_iso
 
 logger = logging.getLogger(__name__)
 
 
 def message_body(*, event: str, data: dict) -> str:
     """The Standard Webhooks payload `{"type", "timestamp", "data"}`, fixed once for every attempt."""
-    payload = {"type": event, "timestamp": timezone.now().isoformat().replace("+00:00", "Z"), "data": data}
+    payload = {"type": event, "timestamp": utc_iso(timezone.now()), "data": data}
     return json.dumps(payload, cls=DjangoJSONEncoder, separators=(",", ":"), ensure_ascii=False)
 
 
