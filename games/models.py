@@ -122,3 +122,14 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.key}"
+
+
+class ServiceHeartbeat(models.Model):
+    """When a process of the named kind last showed it was running (games/clock.py): the turn timers'
+    row tells how long they stood still through an outage, so that time is not charged to players."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -25,7 +25,7 @@ from django.utils import timezone
 from accounts import services as account_services
 from accounts.feed import feed_append_many
 from accounts.models import RatingChange
-from games import actions, engine, scheduling, selectors, timers, writes
+from games import actions, clock, engine, scheduling, selectors, timers, writes
 from games.lock_objects import game_lock
 from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
 from games.work import GameWork
@@ -294,6 +294,7 @@ def game_timer_fire(*, game_id: int, at: str) -> bool:
     """The deal's deadline task, sent for the due time `at` (games/timers.py). It does nothing if
     another task has replaced it; waits again if the deadline has moved later meanwhile; else times
     out the seats prompted now. False when nothing was timed out."""
+    clock.timers_clock_tick()  # after an outage, deadlines move on before any is applied
     with wakeups.batched(), transaction.atomic():
         try:
             game = game_lock(game_id=game_id)
@@ -318,6 +319,7 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
     """Time out every seat still prompted at `version` (the sweep, and deadline tasks sent before
     games/timers.py): each goes on trustee and plays its default (engine.trustee_action) through the
     same path as a move. False when there was nothing to do."""
+    clock.timers_clock_tick()
     with wakeups.batched(), transaction.atomic():
         try:
             game = game_lock(game_id=game_id)
@@ -380,6 +382,7 @@ def games_deadlines_sweep(*, grace: float | None = None, limit: int = 500) -> in
     """Apply deadlines that passed more than `grace` seconds ago (their task was lost or is late);
     returns how many games it moved on."""
     grace = settings.GAMES_SWEEP_GRACE if grace is None else grace
+    clock.timers_clock_tick()  # the beat's sweep is the timers' heartbeat (games/clock.py)
     cutoff = timezone.now() - timedelta(seconds=grace)
     overdue = list(
         Game.objects.filter(status=GameStatus.RUNNING, deadline__lt=cutoff)

@@ -286,6 +286,9 @@ CELERY_DB_REUSE_MAX = 10**9
 # leaving the on-time ones to their task. A task overdue by that much counts as lost and is replaced.
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "2"))
 GAMES_SWEEP_GRACE = float(os.environ.get("GAMES_SWEEP_GRACE", "2"))
+# Timers that did not run for this many seconds (worker or beat stopped, database unreachable) were
+# out: when they resume, running deals' deadlines move on by the time lost (games/clock.py).
+GAMES_OUTAGE_AFTER = float(os.environ.get("GAMES_OUTAGE_AFTER", "10"))
 CELERY_BEAT_SCHEDULE = {
     "games-deadlines-sweep": {
         "task": "games.games_deadlines_sweep",

@@ -213,3 +213,55 @@ def test_a_worker_whose_database_connections_were_cut_reconnects_without_failing
     _assert_consistent(game)
     log = worker.log_path.read_text(errors="replace")
     assert "raised unexpected" not in log and "connection is closed" not in log, worker.log_tail()
+
+
+def test_a_worker_and_beat_stopped_for_longer_than_a_turn_put_nobody_on_trustee(make_table, worker):
+    """docs/client-guide.md "Timers": the time the timers were out is given back to the prompt that
+    was waiting; no seat goes on 托管 for it and no table closes, and the timers go on afterwards."""
+    from datetime import timedelta
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from games import actions, clock
+    from games.models import ServiceHeartbeat
+    from games.work import GameWork
+    from matchmaking.models import Table, TableStatus
+
+    setup = make_table(setups=[{"seed": 14}], deals=1)
+    Table.objects.filter(pk=setup["table"]).update(play_seconds=3, prompt_seconds=3)
+    end = time.monotonic() + 20
+    ticks = ServiceHeartbeat.objects.filter(name=clock.TIMERS)
+    while not ticks.filter(at__gte=timezone.now() - timedelta(seconds=1)):
+        assert time.monotonic() < end, worker.log_tail()
+        time.sleep(0.1)
+    worker.kill()  # the worker and its embedded beat
+    with transaction.atomic():  # a prompt with 3 s left, its deadline task sent to the stopped worker
+        game = Game.objects.select_for_update().select_related("table").get(pk=setup["game"])
+        game.deadline = timezone.now() + timedelta(seconds=3)
+        game.save(update_fields=["deadline"])
+        state = selectors.game_state(game=game)
+        actions.after_commit(actions.committed(work=GameWork(game=game), state=state))
+    stopped_deadline = game.deadline
+    time.sleep(3 + 2 + 1)  # longer than the turn, and than GAMES_OUTAGE_AFTER below
+    worker.extra_env["GAMES_OUTAGE_AFTER"] = "2"
+    worker.start()
+    back = timezone.now()
+    end = time.monotonic() + 20
+    while not ticks.filter(at__gte=back):
+        assert time.monotonic() < end, worker.log_tail()
+        time.sleep(0.1)
+
+    game = Game.objects.get(pk=setup["game"])
+    assert game.trustee == [False] * 5, worker.log_tail()
+    assert not Event.objects.filter(game=game, type="timeout").exists()
+    assert game.deadline > back and game.deadline - stopped_deadline >= timedelta(seconds=6)
+    assert Table.objects.get(pk=setup["table"]).status == TableStatus.PLAYING
+    # The timers run again: the moved deadline is applied when it comes.
+    moved = game.deadline
+    end = time.monotonic() + 30
+    while not Event.objects.filter(game=game, type="timeout").exists():
+        assert time.monotonic() < end, worker.log_tail()
+        time.sleep(0.1)
+    first = Event.objects.filter(game=game, type="timeout").order_by("seq").first()
+    assert first.data["deadline"] == moved.isoformat().replace("+00:00", "Z")
