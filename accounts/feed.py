@@ -17,10 +17,12 @@ from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
 from infra import wakeups
+from infra.api.errors import ApiError, ErrorCode
 from infra.sql_insert import rows_insert
 
 # Entries older than this many per user are pruned as new ones arrive: the feed is for following
-# what happens now; history has its own endpoints.
+# what happens now; history has its own endpoints. A cursor older than what is kept is refused
+# (`feed_cursor_expired`, docs/client-guide.md §5), never answered with a silent gap.
 FEED_KEEP = 500
 # The most entries one read answers (a long-poll, a stream's catch-up page).
 FEED_PAGE = 200
@@ -163,6 +165,14 @@ def _append_ctes_sql(count: int) -> str:
 def feed_read(*, user_id: int, after: int, limit: int = FEED_PAGE) -> dict:
     """Entries after `after`, oldest first; `last_seq` is what to pass as `after` next time.
 
+    A cursor the feed cannot continue is refused rather than answered with a gap: past the newest
+    entry (`feed_cursor_ahead`: echoing it back would skip every entry until the feed caught up)
+    or before entries that were pruned (`feed_cursor_expired`); both carry the feed's `last_seq`
+    (docs/client-guide.md §5). `after=0` asks from the beginning: it gets the oldest entries kept.
+    Entries are numbered 1, 2, 3… without gaps (the user's cursor row takes the next number in the
+    entry's own transaction), so a first entry later than `after + 1` means the ones between were
+    pruned.
+
     One hand-written statement: most of a server's requests are its clients' polls, and the ORM
     built two queries for each (docs/scaling.md). The cursor row comes back with a NULL `data`
     (an entry's never is)."""
@@ -170,12 +180,26 @@ def feed_read(*, user_id: int, after: int, limit: int = FEED_PAGE) -> dict:
         cursor.execute(_read_sql(), [user_id, after, limit, user_id])
         rows = cursor.fetchall()
     entries = sorted((seq, data) for seq, data in rows if data is not None)
-    if len(entries) == limit:
-        last_seq = entries[-1][0]
-    else:
-        newest = next((seq for seq, data in rows if data is None), 0)
-        last_seq = max(after, newest)
+    newest = next((seq for seq, data in rows if data is None), 0)
+    if after > newest:
+        raise ApiError(
+            ErrorCode.FEED_CURSOR_AHEAD,
+            f"Your feed ends at {newest}: follow it from there.",
+            extra={"last_seq": newest},
+        )
+    if after > 0 and ((entries and entries[0][0] != after + 1) or (not entries and newest > after)):
+        raise ApiError(
+            ErrorCode.FEED_CURSOR_EXPIRED,
+            f"The entries after {after} are gone: read me/active, then follow from {newest}.",
+            extra={"last_seq": newest},
+        )
+    last_seq = entries[-1][0] if entries else newest
     return {"events": [{**_json(data), "seq": seq} for seq, data in entries], "last_seq": last_seq}
+
+
+def feed_last_seq(*, user_id: int) -> int:
+    """The seq of the user's newest entry (0: none yet): where a client starts to follow from now."""
+    return FeedCursor.objects.filter(user_id=user_id).values_list("last_seq", flat=True).first() or 0
 
 
 def feed_changed(*, user_id: int, after: int) -> bool:

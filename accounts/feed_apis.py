@@ -115,11 +115,20 @@ class MeEventsApi(APIView):
             "`sanction`. With `Accept: text/event-stream` the same entries come as Server-Sent Events "
             "(`id` = seq, `event` = type, `data` = the entry; reconnect with `Last-Event-ID` or "
             "`after`); the stream ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
-            "the feed (checked every EVENTS_SSE_CHECK_SECONDS)."
+            "the feed (checked every EVENTS_SSE_CHECK_SECONDS). `after=0` starts from the oldest entry "
+            "kept (the newest 500 are); to follow from now, pass `feed_last_seq` from `GET me/active`. "
+            "A cursor past the newest entry is `409 feed_cursor_ahead`, one before entries no longer kept "
+            "`410 feed_cursor_expired` (read `GET me/active`, then follow from its `feed_last_seq`); "
+            "both give the feed's `last_seq` in `extra`."
         ),
         responses={
             200: FeedOutputSerializer,
-            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.FEED_CURSOR_AHEAD,
+                ErrorCode.FEED_CURSOR_EXPIRED,
+            ),
         },
         examples=[
             OpenApiExample(

@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Prefetch, QuerySet
 from django.utils import timezone
 
+from accounts import feed
 from games import engine
 from games import selectors as game_selectors
 from games.models import GameStatus
@@ -160,7 +161,11 @@ def tickets_stats(*, now: datetime | None = None) -> list[dict]:
 
 def user_active(*, user: Any) -> dict:
     """docs/matchmaking.md "Where am I": the user's seats at unfinished tables (newest first, with the running
-    deal or null) and his live waiting tickets, so a client that restarts finds its games."""
+    deal or null) and his live waiting tickets, so a client that restarts finds its games.
+
+    The feed's newest seq is read first: whatever is appended after it is within reach of a client that
+    follows the feed from it, and whatever came before shows in the seats and tickets read below."""
+    feed_last_seq = feed.feed_last_seq(user_id=user.pk)
     seats = (
         Seat.objects.filter(user=user, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING])
         .order_by("-table__created_at", "-table_id")
@@ -173,4 +178,4 @@ def user_active(*, user: Any) -> dict:
     # A stale ticket is as good as expired (tickets.ticket_is_stale); it is not offered as live.
     fresh_since = timezone.now() - timedelta(seconds=settings.MATCHMAKING_TICKET_TTL)
     waiting = Ticket.objects.filter(user=user, status=TicketStatus.WAITING, last_polled_at__gte=fresh_since)
-    return {"tables": tables, "tickets": list(waiting)}
+    return {"tables": tables, "tickets": list(waiting), "feed_last_seq": feed_last_seq}

@@ -195,6 +195,10 @@ class ActiveSeatOutputSerializer(serializers.Serializer):
 class MeActiveOutputSerializer(serializers.Serializer):
     tables = ActiveSeatOutputSerializer(many=True)
     tickets = TicketOutputSerializer(many=True, help_text="Waiting tickets.")
+    feed_last_seq = serializers.IntegerField(
+        help_text="The seq of your feed's newest entry (0: none yet): pass it as `after` to "
+        "`GET me/events` to follow your feed from now on (docs/client-guide.md §5)."
+    )
 
 
 class MeActiveApi(APIView):
@@ -208,6 +212,7 @@ class MeActiveApi(APIView):
                 value={
                     "tables": [{"table": 12, "seat": 3, "game": 30}],
                     "tickets": [],
+                    "feed_last_seq": 57,
                 },
                 response_only=True,
                 status_codes=["200"],
@@ -218,5 +223,9 @@ class MeActiveApi(APIView):
     def get(self, request):
         active = selectors.user_active(user=request.user)
         return Response(
-            {"tables": active["tables"], "tickets": TicketOutputSerializer(active["tickets"], many=True).data}
+            {
+                "tables": active["tables"],
+                "tickets": TicketOutputSerializer(active["tickets"], many=True).data,
+                "feed_last_seq": active["feed_last_seq"],
+            }
         )

@@ -36,6 +36,8 @@ class ErrorCode(models.TextChoices):
     TICKET_EXISTS = "ticket_exists"
     TICKET_MATCHED = "ticket_matched"
     SERVICE_UNAVAILABLE = "service_unavailable"
+    FEED_CURSOR_AHEAD = "feed_cursor_ahead"
+    FEED_CURSOR_EXPIRED = "feed_cursor_expired"
 
 
 # The HTTP status of every code; an engine code not listed here is a rule violation (422).
@@ -71,6 +73,8 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.TICKET_EXISTS: status.HTTP_409_CONFLICT,
     ErrorCode.TICKET_MATCHED: status.HTTP_409_CONFLICT,
     ErrorCode.SERVICE_UNAVAILABLE: status.HTTP_503_SERVICE_UNAVAILABLE,
+    ErrorCode.FEED_CURSOR_AHEAD: status.HTTP_409_CONFLICT,
+    ErrorCode.FEED_CURSOR_EXPIRED: status.HTTP_410_GONE,
 }
 
 

@@ -46,6 +46,10 @@ CODE_MESSAGES = {
     ErrorCode.TICKET_EXISTS: _("You already have a waiting ticket."),
     ErrorCode.TICKET_MATCHED: _("The ticket was already matched."),
     ErrorCode.SERVICE_UNAVAILABLE: _("The server cannot answer now; retry shortly."),
+    ErrorCode.FEED_CURSOR_AHEAD: _("Your feed has no entry that far: follow it from last_seq."),
+    ErrorCode.FEED_CURSOR_EXPIRED: _(
+        "Entries after your cursor are gone: read me/active, then follow from last_seq."
+    ),
 }
 
 

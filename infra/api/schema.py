@@ -65,6 +65,8 @@ _EXTRAS = {
     ErrorCode.THROTTLED: {"retry_after": 60},
     ErrorCode.MISSING_SCOPE: {"scope": "play"},
     ErrorCode.SERVICE_UNAVAILABLE: {"retry_after": 1},
+    ErrorCode.FEED_CURSOR_AHEAD: {"last_seq": 57},
+    ErrorCode.FEED_CURSOR_EXPIRED: {"last_seq": 957},
 }
 
 

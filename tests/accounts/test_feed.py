@@ -103,3 +103,59 @@ def test_the_web_role_leaves_streams_to_the_event_server(make_table):
     setup = make_table()
     answer = setup["clients"][0].get("/api/v1/me/events", HTTP_ACCEPT="text/event-stream")
     assert_error(answer, 406, "not_acceptable")
+
+
+def test_a_cursor_past_the_newest_entry_is_refused_with_where_the_feed_ends(make_table):
+    """A cursor that was echoed back would skip every entry until the feed caught up with it."""
+    setup = make_table()
+    client = setup["clients"][0]
+    newest = _feed(client)["last_seq"]
+    assert newest > 0
+
+    body = assert_error(client.get("/api/v1/me/events", {"after": newest + 1}), 409, "feed_cursor_ahead")
+
+    assert body["extra"] == {"last_seq": newest}
+    assert _feed(client, newest) == {"events": [], "last_seq": newest}
+
+
+def test_me_active_tells_where_to_follow_the_feed_from_now_on(make_table):
+    setup = make_table()
+    game = Game.objects.get(pk=setup["game"])
+    starts = [client.get("/api/v1/me/active").json()["feed_last_seq"] for client in setup["clients"]]
+    assert starts == [_feed(client)["last_seq"] for client in setup["clients"]]
+    assert all(start > 0 for start in starts)
+
+    seat = engine.to_act(engine.from_json(game.state))[0]
+    view = get_view(setup["clients"][seat], game.pk)
+    response = post_action(setup["clients"][seat], game.pk, view["legal_actions"][0], version=view["version"])
+    assert response.status_code == 200
+
+    prompted = set(engine.to_act(engine.from_json(Game.objects.get(pk=game.pk).state)))
+    for other, client in enumerate(setup["clients"]):
+        # From "now": nothing that came before, and exactly the new prompt for the seats it asks.
+        types = [entry["type"] for entry in _feed(client, starts[other])["events"]]
+        assert types == (["your_turn"] if other in prompted and other != seat else []), (other, types)
+
+
+def test_a_cursor_older_than_the_entries_kept_is_refused_and_zero_reads_the_oldest_kept(
+    make_user, make_client
+):
+    from accounts import feed
+
+    user, token = make_user()
+    client = make_client(token)
+    total = feed.FEED_KEEP + 60
+    for number in range(total):
+        feed.feed_append(
+            user_id=user.pk, type="sanction", data={"kind": "warning", "expires_at": None, "n": number}
+        )
+    first = _feed(client, 0)["events"][0]["seq"]  # after=0: from the oldest entry kept
+    assert 1 < first <= total - feed.FEED_KEEP + 1
+
+    body = assert_error(client.get("/api/v1/me/events", {"after": first - 2}), 410, "feed_cursor_expired")
+    assert body["extra"] == {"last_seq": total}
+    assert _feed(client, first - 1)["events"][0]["seq"] == first
+    assert _feed(client, total - 3)["events"] == [
+        {"type": "sanction", "kind": "warning", "expires_at": None, "n": n, "seq": n + 1}
+        for n in range(total - 3, total)
+    ]

@@ -137,3 +137,18 @@ def test_bad_after_values_read_the_same_on_both(make_table, make_client):
         for query in ({"after": str(2**63)}, {"after": "9" * 5000}, {"after": "\x00"}, {"wait": "1e400"}):
             answer = _compare(make_client, path, token=token, query=query)
             assert answer.status == 400 and answer.json()["code"] == "invalid_request", (path, query)
+
+
+def test_a_feed_cursor_past_its_end_reads_the_same_on_both_and_as_a_stream(make_table, make_client):
+    setup = make_table()
+    token = setup["tokens"][0]
+    newest = make_client(token).get("/api/v1/me/events").json()["last_seq"]
+    answer = _compare(make_client, "/api/v1/me/events", token=token, query={"after": newest + 5})
+    assert answer.status == 409 and answer.json()["extra"] == {"last_seq": newest}
+    # A stream that reconnects with a Last-Event-ID the feed never reached is told so, not left waiting.
+    stream = events.get(
+        "/api/v1/me/events",
+        token=token,
+        headers={"accept": "text/event-stream", "last-event-id": str(newest + 5)},
+    )
+    assert stream.status == 409 and stream.json()["code"] == "feed_cursor_ahead"

@@ -283,14 +283,20 @@ def test_me_active_lists_the_callers_seats_and_live_waiting_tickets(make_table, 
     setup = make_table()
     seated = setup["clients"][2]
     body = seated.get("/api/v1/me/active").json()
-    assert body == {"tables": [{"table": setup["table"], "seat": 2, "game": setup["game"]}], "tickets": []}
+    feed_last_seq = seated.get("/api/v1/me/events").json()["last_seq"]
+    assert body == {
+        "tables": [{"table": setup["table"], "seat": 2, "game": setup["game"]}],
+        "tickets": [],
+        "feed_last_seq": feed_last_seq,
+    }
+    assert feed_last_seq > 0
     _, token = make_user()
     client = make_client(token)
     ticket = _queue(client)
     body = client.get("/api/v1/me/active").json()
     assert body["tables"] == [] and [t["id"] for t in body["tickets"]] == [ticket["id"]]
     client.delete(f"{TICKETS}/{ticket['id']}")
-    assert client.get("/api/v1/me/active").json() == {"tables": [], "tickets": []}
+    assert client.get("/api/v1/me/active").json() == {"tables": [], "tickets": [], "feed_last_seq": 0}
 
 
 def test_the_ticket_admin_shows_the_queue_per_preset(make_user, make_client):
