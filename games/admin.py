@@ -47,6 +47,8 @@ class EventAdmin(admin.ModelAdmin):
     list_per_page = 50
     ordering = ("game", "seq")
     show_full_result_count = False
+    # A deal's page links here (GameAdmin.events); config/admin_site.py refuses other lookups.
+    link_lookups = ("game__id__exact",)
 
     def get_queryset(self, request):
         self._request = request
