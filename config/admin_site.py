@@ -1,4 +1,4 @@
-"""The admin site (`/admin/`), and the rule it enforces for every model admin registered on it.
+"""The admin site (`/admin/`), and the two rules it enforces for every model admin registered on it.
 
 1. A changelist answers only the lookups its admin offers (docs/security.md): its list
    filters, its date hierarchy and the query parameters its own pages link to (`link_lookups`).
@@ -6,11 +6,16 @@
    transforms included, so `?setup__seed__startswith=4` answered yes or no about a running deal's
    seed, and `?password__startswith=` about a password hash. Any other lookup raises
    DisallowedModelAdminLookup, which Django answers `400`, whatever the hidden value.
+2. Staff power needs no active ban (docs/moderation.md "Who may sanction whom"): a banned user cannot
+   sign in here, and every admin URL sends a banned user's open session to the sign-in page.
 """
 
+from django import forms
 from django.contrib import admin
 from django.db.models.constants import LOOKUP_SEP
 
+from accounts import selectors as account_selectors
+from accounts.models import SanctionKind
 from accounts.oauth_login import ThrottledAdminAuthenticationForm
 
 # The query parameters of Django's field filters (django.contrib.admin.filters): choices and booleans
@@ -58,9 +63,26 @@ class OfferedLookupsOnly:
         return offered
 
 
+def _banned(user) -> bool:
+    return account_selectors.sanction_active(user_id=user.pk, kinds=[SanctionKind.BAN]) is not None
+
+
+class AdminSignInForm(ThrottledAdminAuthenticationForm):
+    """The admin's sign-in: staff only (Django's check), under no ban, and counted against the
+    lock-out like every password check (accounts/oauth_login.py)."""
+
+    def confirm_login_allowed(self, user) -> None:
+        super().confirm_login_allowed(user)
+        if _banned(user):
+            raise forms.ValidationError("This account is banned.", code="banned")
+
+
 class AdminSite(admin.AdminSite):
-    # Wrong passwords count against the same lock-out as the API's.
-    login_form = ThrottledAdminAuthenticationForm
+    login_form = AdminSignInForm
+
+    def has_permission(self, request) -> bool:
+        # Asked by every admin view before it runs (AdminSite.admin_view): rule 2 above.
+        return super().has_permission(request) and not _banned(request.user)
 
     def register(self, model_or_iterable, admin_class=None, **options) -> None:
         admin_class = admin_class or admin.ModelAdmin
