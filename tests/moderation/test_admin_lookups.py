@@ -205,3 +205,34 @@ def test_the_admins_own_filters_date_links_and_links_still_work(client, running)
     assert client.get("/admin/games/event/", {"game__id__exact": running.pk}).status_code == 200
     assert client.get("/admin/matchmaking/report/", {"status__exact": "open"}).status_code == 200
     assert client.get("/admin/games/game/", {"q": running.pk}).status_code == 200
+
+
+def test_a_fixed_deal_stays_hidden_on_every_page_a_moderator_reaches(
+    client, make_user, make_client, make_table
+):
+    seed = 8675309123
+    setup = make_table(setups=[{"seed": seed}])
+    game = Game.objects.get(pk=setup["game"])
+    assert game.setup["seed"] == seed
+    moderator, _ = make_moderator(make_user, make_client)
+    client.force_login(moderator)
+    table, deal = setup["table"], setup["game"]
+    for url in (
+        f"/admin/matchmaking/table/{table}/change/",
+        f"/admin/matchmaking/table/{table}/history/",
+        "/admin/matchmaking/table/",
+        f"/admin/games/game/{deal}/change/",
+        f"/admin/games/game/{deal}/history/",
+        f"/admin/games/event/?game__id__exact={deal}",
+        f"/admin/autocomplete/?app_label=games&model_name=event&field_name=game&term={seed}",
+    ):
+        response = client.get(url)
+        assert str(seed).encode() not in response.content, url
+    for lookup, true_guess, false_guess in (
+        ("setups__0__seed", seed, seed + 1),
+        ("setups__icontains", str(seed)[:4], "9999"),
+        ("games__setup__seed__startswith", str(seed)[:4], "9999"),
+    ):
+        right = client.get("/admin/matchmaking/table/", {lookup: true_guess})
+        wrong = client.get("/admin/matchmaking/table/", {lookup: false_guess})
+        assert (right.status_code, wrong.status_code) == (400, 400) and right.content == wrong.content, lookup
