@@ -39,8 +39,9 @@ def _field_filter_parameters(model, path: str) -> set[str]:
 
 
 class OfferedLookupsOnly:
-    """Mixed into every model admin of the site (AdminSite.register): rule 1 above. A list filter
-    names a column its list shows; a hidden column is never one, so no filter reaches it.
+    """Mixed into every model admin of the site (AdminSite.register): rule 1 above. An admin filters
+    only by columns its list shows, never by a hidden one (tests/moderation/test_admin_lookups.py
+    checks every registered admin), so no offered lookup reaches hidden data.
 
     A model admin may name in `link_lookups` the query parameters of links the project's pages make
     to its list (a deal's page links to its events with `game__id__exact`). It is read with a
