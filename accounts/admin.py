@@ -7,11 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts import services
 from accounts.admin_forms import SOURCE, confirm_with_reason
 from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, SideBias, User
-from accounts.oauth_login import ThrottledAdminAuthenticationForm
 from accounts.usernames import username_key
-
-# The admin's sign-in page counts wrong passwords against the same lock-out as the API's.
-admin.site.login_form = ThrottledAdminAuthenticationForm
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -230,6 +230,9 @@ class ModerationActionKind(models.TextChoices):
     REMOVE_PLAYER = "remove_player"
     FOUL = "foul"
     COLLUSION = "collusion"
+    # A sanction or revoke the rules refused (docs/moderation.md "Who may sanction whom"); `details`
+    # says what was attempted and why it was refused.
+    REFUSED = "refused"
 
 
 class ModerationAction(models.Model):

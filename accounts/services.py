@@ -14,6 +14,7 @@ from accounts.feed import feed_append
 from accounts.models import (
     AuthToken,
     ModerationAction,
+    ModerationActionKind,
     Rating,
     RatingChange,
     Sanction,
@@ -213,6 +214,56 @@ def moderation_action_record(
     )
 
 
+def _authority_refusal(*, moderator: User, user: User, attempted: str) -> ApiError | None:
+    """docs/moderation.md "Who may sanction whom": nobody sanctions himself or revokes a sanction on
+    himself; a banned user has no staff power; a superuser may sanction (and revoke for) anyone
+    else, other staff only players. The same rule for imposing and revoking: whoever may not impose
+    a sanction on someone may not lift one either."""
+    if user.pk == moderator.pk:
+        if attempted == ModerationActionKind.REVOKE:
+            return ApiError(ErrorCode.PERMISSION_DENIED, "Nobody revokes a sanction on himself.")
+        return ApiError(ErrorCode.INVALID_REQUEST, "A moderator cannot sanction himself.")
+    if selectors.sanction_active(user_id=moderator.pk, kinds=[SanctionKind.BAN]) is not None:
+        return ApiError(ErrorCode.PERMISSION_DENIED, "A banned user has no staff power.")
+    if moderator.is_superuser:
+        return None
+    if user.is_superuser:
+        return ApiError(ErrorCode.PERMISSION_DENIED, "Only a superuser sanctions a superuser.")
+    if user.is_staff:
+        return ApiError(ErrorCode.PERMISSION_DENIED, "Only a superuser sanctions staff.")
+    return None
+
+
+def sanction_authority_check(
+    *,
+    moderator: User,
+    user: User,
+    attempted: str,
+    target_type: str,
+    target_id: int,
+    reason: str,
+    source: str,
+    details: dict | None = None,
+) -> None:
+    """Refuse a sanction or revoke (`attempted`) that `moderator` may not do to `user`, and record
+    the refusal in the audit log (`refused`). Call it before the transaction of the action: a
+    refusal inside one would roll its own audit entry back."""
+    refusal = _authority_refusal(moderator=moderator, user=user, attempted=attempted)
+    if refusal is None:
+        return
+    moderation_action_record(
+        moderator=moderator,
+        action=ModerationActionKind.REFUSED,
+        target_type=target_type,
+        target_id=target_id,
+        subject_user_id=user.pk,
+        reason=reason,
+        source=source,
+        details={"attempted": attempted, "refusal": refusal.message, **(details or {})},
+    )
+    raise refusal
+
+
 def sanction_create(
     *,
     user: User,
@@ -237,8 +288,18 @@ def sanction_create(
             ErrorCode.INVALID_REQUEST, "expires_at is in the past.",
             extra={"fields": {"expires_at": ["in the past"]}}
         )
-    if user.pk == moderator.pk:
-        raise ApiError(ErrorCode.INVALID_REQUEST, "A moderator cannot sanction himself.")
+    # Callers inside a transaction check first (matchmaking.moderation.services.sanction_impose);
+    # checked again here, so that no path skips it.
+    sanction_authority_check(
+        moderator=moderator,
+        user=user,
+        attempted=ModerationActionKind.SANCTION,
+        target_type="user",
+        target_id=user.pk,
+        reason=reason,
+        source=source,
+        details={"kind": kind},
+    )
     with transaction.atomic():
         sanction = Sanction.objects.create(
             user=user, kind=kind, reason=reason, moderator=moderator, expires_at=expires_at
@@ -268,6 +329,20 @@ def sanction_revoke(*, sanction_id: int, moderator: User, note: str, source: str
         raise ApiError(
             ErrorCode.INVALID_REQUEST, "A note is required.", extra={"fields": {"note": ["required"]}}
         )
+    target = Sanction.objects.select_related("user").filter(pk=sanction_id).first()
+    if target is None:
+        raise ApiError(ErrorCode.NOT_FOUND, "No such sanction.")
+    # Before the transaction, so that a refusal stays audited; whose sanction it is never changes.
+    sanction_authority_check(
+        moderator=moderator,
+        user=target.user,
+        attempted=ModerationActionKind.REVOKE,
+        target_type="sanction",
+        target_id=target.pk,
+        reason=note,
+        source=source,
+        details={"kind": target.kind},
+    )
     with transaction.atomic():
         sanction = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
         if sanction is None:

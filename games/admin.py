@@ -47,6 +47,8 @@ class EventAdmin(admin.ModelAdmin):
     list_per_page = 50
     ordering = ("game", "seq")
     show_full_result_count = False
+    # A deal's page links here (GameAdmin.events); config/admin_site.py refuses other lookups.
+    link_lookups = ("game__id__exact",)
 
     def get_queryset(self, request):
         self._request = request
@@ -78,6 +80,7 @@ class GameAdmin(admin.ModelAdmin):
     list_display = ("id", "table", "number", "preset", "status", "unscored", "version", "created_at")
     list_filter = ("status", "preset", "unscored", "created_at")
     search_fields = ("=id", "=table__id")
+    ordering = ("-id",)  # newest first, in the list and the autocomplete alike (a stable page)
     list_per_page = 50
     show_full_result_count = False
     base_fields = (

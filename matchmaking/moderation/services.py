@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import services as account_services
-from accounts.models import Sanction, SanctionKind
+from accounts.models import ModerationActionKind, Sanction, SanctionKind
 from games import selectors as game_selectors
 from games import services as game_services
 from games.models import Game
@@ -106,6 +106,17 @@ def sanction_impose(
     user = get_user_model().objects.filter(pk=user_id).first()
     if user is None:
         raise ApiError(ErrorCode.NOT_FOUND, "No such user.", extra={"user": user_id})
+    # Outside the transaction: a refusal (docs/moderation.md "Who may sanction whom") stays audited.
+    account_services.sanction_authority_check(
+        moderator=moderator,
+        user=user,
+        attempted=ModerationActionKind.SANCTION,
+        target_type="user",
+        target_id=user.pk,
+        reason=reason,
+        source=source,
+        details={"kind": kind},
+    )
     with transaction.atomic():
         report = _report_lock(report_id=report_id) if report_id is not None else None
         sanction = account_services.sanction_create(
