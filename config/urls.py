@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from accounts.oauth_login import OAuthLoginView
+from accounts.oauth_login import OAuthLoginView, admin_password_change
 from infra import health, metrics_view
 from infra.api import converters  # noqa: F401 - registers <id:...> and <seat:...>
 
@@ -22,6 +22,9 @@ if settings.BENCH_ENDPOINTS:
     api_v1.append(path("_bench/bare/<id:game_id>", BenchBareMoveApi.as_view(), name="bench-bare"))
 
 urlpatterns = [
+    # Before the admin's own: its password change page checks the old password, counted here against
+    # the sign-in lock-out (accounts/oauth_login.py).
+    path("admin/password_change/", admin_password_change),
     path("admin/", admin.site.urls),
     # OAuth 2 for third-party apps (django-oauth-toolkit): authorize (the consent page), token, revoke.
     path("o/login/", OAuthLoginView.as_view(), name="oauth-login"),

@@ -249,3 +249,38 @@ def test_wrong_passwords_count_across_every_sign_in_page(make_user, make_client,
         assert [error.code for error in answer.context["form"].non_field_errors().as_data()] == ["throttled"]
         assert "_auth_user_id" not in client.session
     assert AuthToken.objects.count() == tokens
+
+
+def test_wrong_old_passwords_on_the_admin_password_change_page_count_too(make_user, make_client, settings):
+    """The admin's password change page checks the old password: a stolen staff session could guess
+    it there, outside the lock-out. It counts and obeys the same one."""
+    settings.LOGIN_FAILURES_MAX = 10
+    user, _ = make_user(staff=True)
+    client = Client()
+    client.force_login(user)
+    change = {"new_password1": "another-horse-7", "new_password2": "another-horse-7"}
+    for attempt in range(10):
+        page = client.post("/admin/password_change/", {**change, "old_password": f"guess-{attempt}"})
+        assert page.status_code == 200 and "old_password" in page.context["form"].errors
+    right = {"username": user.username, "password": "correct-horse-9"}
+    assert make_client().post("/api/v1/auth/token", right, format="json").status_code == 429
+    page = client.post("/admin/password_change/", {**change, "old_password": "correct-horse-9"})
+    assert page.status_code == 200
+    assert [error.code for error in page.context["form"].errors.as_data()["old_password"]] == ["throttled"]
+    user.refresh_from_db()
+    assert user.check_password("correct-horse-9")
+
+
+def test_the_admin_password_change_page_still_changes_a_password(make_user):
+    user, _ = make_user(staff=True)
+    client = Client()
+    client.force_login(user)
+    change = {
+        "old_password": "correct-horse-9",
+        "new_password1": "another-horse-7",
+        "new_password2": "another-horse-7",
+    }
+    page = client.post("/admin/password_change/", change)
+    assert page.status_code == 302 and page["Location"] == "/admin/password_change/done/"
+    user.refresh_from_db()
+    assert user.check_password("another-horse-7")
