@@ -60,14 +60,13 @@ management_urlpatterns = [
     ),
 ]
 
-# The authorization code flow's endpoints (accounts/oauth_grants.py) and application management: no
-# device flow (its pages would start a grant no application may use), no OIDC, no dynamic client
-# registration.
+# The authorization code flow's endpoints (accounts/oauth_grants.py) and application management
+# (docs/integrations.md "OAuth 2"): no token introspection, no device flow (its pages would start a
+# grant no application may use), no OIDC, no dynamic client registration.
 endpoint_urlpatterns = [
     path("authorize/", views.AuthorizationView.as_view(), name="authorize"),
     path("token/", TokenView.as_view(), name="token"),
     path("revoke_token/", views.RevokeTokenView.as_view(), name="revoke-token"),
-    path("introspect/", views.IntrospectTokenView.as_view(), name="introspect"),
 ]
 
 urlpatterns = endpoint_urlpatterns + management_urlpatterns

@@ -164,11 +164,12 @@ def test_client_credentials_and_device_applications_get_no_token(make_user, gran
     assert not get_access_token_model().objects.exists()
 
 
-def test_the_device_flow_pages_are_not_served(make_user):
+def test_the_device_flow_and_introspection_pages_are_not_served(make_user):
     app = _application(make_user()[0], grant="urn:ietf:params:oauth:grant-type:device_code")
     client = Client(raise_request_exception=False)
     assert client.post("/o/device-authorization/", {"client_id": app.client_id}).status_code == 404
     assert client.get("/o/device/").status_code == 404
+    assert client.post("/o/introspect/", {"token": "x"}, HTTP_AUTHORIZATION=_basic(app)).status_code == 404
 
 
 def test_a_refresh_token_of_another_grant_application_gets_no_token(make_user):
