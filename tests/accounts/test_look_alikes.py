@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import User
-from accounts.usernames import username_skeleton
+from accounts.usernames import username_resembles_reserved, username_skeleton
 from matchmaking.bots import bot_user_create
 from tests.conftest import assert_error
 
@@ -84,8 +84,6 @@ def test_the_server_bots_pattern_is_reserved(make_client, name):
 def test_a_server_bots_name_is_the_reserved_pattern():
     bot = bot_user_create()
     assert bot.username_skeleton == username_skeleton(bot.username)
-    from accounts.usernames import username_resembles_reserved
-
     assert username_resembles_reserved(bot.username)
 
 
