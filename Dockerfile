@@ -6,7 +6,15 @@
 FROM python:3.11-slim AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-RUN python -m venv /opt/venv
+# PyICU (usernames' Unicode TR 39 skeletons, accounts/usernames.py) compiles against ICU; the run stage
+# gets ICU's shared libraries inside the virtualenv, from this same base image, and no compiler.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends g++ pkg-config libicu-dev \
+    && rm -rf /var/lib/apt/lists/*
+RUN python -m venv /opt/venv \
+    && mkdir /opt/venv/lib/icu \
+    && cp -a /usr/lib/*-linux-gnu/libicu*.so.* /opt/venv/lib/icu/
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY accounts ./accounts
@@ -21,6 +29,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PATH=/opt/venv/bin:$PATH \
     DJANGO_SETTINGS_MODULE=config.settings.production \
+    LD_LIBRARY_PATH=/opt/venv/lib/icu \
     VAR_DIR=/app/var \
     PROMETHEUS_MULTIPROC_DIR=/tmp/baohuang-metrics
 RUN groupadd --system --gid 10001 baohuang \

@@ -4,10 +4,10 @@ from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.utils.translation import gettext_lazy as _
 
-from accounts import services
+from accounts import selectors, services
 from accounts.admin_forms import SOURCE, confirm_with_reason
 from accounts.models import AuthToken, ModerationAction, Rating, RatingChange, Sanction, SideBias, User
-from accounts.usernames import username_key
+from accounts.usernames import username_key, username_resembles_reserved
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -41,14 +41,26 @@ class SanctionInline(admin.TabularInline):
 
 class _UsernameUnique:
     """A name that compares equal to another user's (accounts/usernames.py) is a form error, not a
-    unique-constraint failure: Django's forms compare names with `iexact`, a weaker test."""
+    unique-constraint failure: Django's forms compare names with `iexact`, a weaker test. A new or
+    changed name that looks like another user's or a reserved one (TR 39 skeletons) is one too, as on
+    registration."""
 
     def clean_username(self):
         django_check = getattr(super(), "clean_username", None)  # the creation form's iexact test
         username = django_check() if django_check else self.cleaned_data.get("username")
-        clash = User.objects.filter(username_key=username_key(username or "")).exclude(pk=self.instance.pk)
-        if username and clash.exists():
+        if not username:
+            return username
+        clash = User.objects.filter(username_key=username_key(username)).exclude(pk=self.instance.pk)
+        if clash.exists():
             raise forms.ValidationError("A user with that username already exists.", code="unique")
+        # An unchanged name is left alone: guests and server bots keep theirs, older look-alikes too.
+        if "username" in self.changed_data and (
+            username_resembles_reserved(username)
+            or selectors.username_looks_taken(username=username, exclude_user_id=self.instance.pk)
+        ):
+            raise forms.ValidationError(
+                "That username is too similar to an existing or reserved one.", code="similar"
+            )
         return username
 
 

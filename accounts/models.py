@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 
-from accounts.usernames import username_key
+from accounts.usernames import username_key, username_skeleton
 from infra.json_field import OrjsonField
 
 
@@ -27,9 +27,22 @@ class UsernameKeyField(models.TextField):
         return value
 
 
+class UsernameSkeletonField(models.TextField):
+    """`username`'s Unicode TR 39 skeleton (accounts/usernames.py `username_skeleton`), set from it
+    whenever a user is saved, like `UsernameKeyField`. Indexed, not unique: a look-alike of an existing
+    name is refused when a name is chosen (one indexed lookup), but rows made before the rule may
+    share one."""
+
+    def pre_save(self, model_instance, add):
+        value = username_skeleton(model_instance.username)
+        setattr(model_instance, self.attname, value)
+        return value
+
+
 class User(AbstractUser):
     # Unique: two names that compare equal cannot both exist, however they are spelled.
     username_key = UsernameKeyField(unique=True, editable=False)
+    username_skeleton = UsernameSkeletonField(db_index=True, editable=False, default="")
     is_guest = models.BooleanField(default=False)
     # A bot user (docs/matchmaking.md) has no usable password and plays from the worker through the same
     # service path as a player's move.

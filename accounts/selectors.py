@@ -16,7 +16,7 @@ from accounts.models import (
     TokenKind,
     User,
 )
-from accounts.usernames import username_key
+from accounts.usernames import username_key, username_skeletons
 from infra.api.errors import ApiError, ErrorCode
 from infra.timestamps import utc_iso
 
@@ -71,6 +71,15 @@ def _token_use_due(token: AuthToken, now: datetime) -> bool:
 def user_by_username(*, username: str) -> User | None:
     """The user with this name in any spelling that compares equal (accounts/usernames.py)."""
     return User.objects.filter(username_key=username_key(username)).first()
+
+
+def username_looks_taken(*, username: str, exclude_user_id: int | None = None) -> bool:
+    """Whether another user's name looks like this one: the same TR 39 skeleton (accounts/usernames.py),
+    one query on the indexed `username_skeleton`."""
+    users = User.objects.filter(username_skeleton__in=username_skeletons(username))
+    if exclude_user_id is not None:
+        users = users.exclude(pk=exclude_user_id)
+    return users.exists()
 
 
 def _active(queryset, *, now: datetime):

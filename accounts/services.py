@@ -25,7 +25,12 @@ from accounts.models import (
 )
 from accounts.permissions import missing_scope_error
 from accounts.scopes import BOT_SCOPES, Scope, scopes_granted
-from accounts.usernames import username_is_reserved, username_normalize
+from accounts.usernames import (
+    GUEST_PREFIX,
+    username_is_reserved,
+    username_normalize,
+    username_resembles_reserved,
+)
 from accounts.webhooks.outbox import webhook_enqueue
 from infra import wakeups
 from infra.api.errors import ApiError, ErrorCode
@@ -47,6 +52,22 @@ def _username_taken() -> ApiError:
     )
 
 
+def _username_too_similar() -> ApiError:
+    # Says neither which user nor which reserved name: the answer is no directory of look-alikes.
+    return ApiError(
+        ErrorCode.INVALID_REQUEST,
+        "That username is too similar to an existing or reserved one.",
+        extra={"fields": {"username": ["too similar"]}},
+    )
+
+
+def _username_check_look_alikes(*, username: str) -> None:
+    """A new name may not look like another user's or a reserved one (accounts/usernames.py, TR 39
+    skeletons): `аdmin` with a Cyrillic `а` beside `admin`, `guеst-x`, `bot-0123456789`."""
+    if username_resembles_reserved(username) or selectors.username_looks_taken(username=username):
+        raise _username_too_similar()
+
+
 def user_register(*, username: str, password: str) -> tuple[User, str]:
     username = username_normalize(username)
     if username_is_reserved(username):
@@ -64,6 +85,7 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
         ) from exc
     if selectors.user_by_username(username=username) is not None:
         raise _username_taken()
+    _username_check_look_alikes(username=username)
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password)
@@ -75,8 +97,13 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
 
 
 def user_register_guest() -> tuple[User, str]:
+    username = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
+    # A guest's name is the server's; it still may not look like an account's (one made before the
+    # look-alike rule could hold `guеst-…`): draw again in that rare case.
+    while selectors.username_looks_taken(username=username):
+        username = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
     with transaction.atomic():
-        user = User(username=f"guest-{secrets.token_hex(6)}", is_guest=True)
+        user = User(username=username, is_guest=True)
         user.set_unusable_password()
         user.save()
         key = token_create(user=user)
@@ -466,6 +493,7 @@ def bot_register(*, username: str, owner: User) -> tuple[User, str]:
     username = username_normalize(username)
     if username_is_reserved(username) or selectors.user_by_username(username=username) is not None:
         raise _username_taken()
+    _username_check_look_alikes(username=username)
     if owner.is_bot:
         raise ApiError(ErrorCode.INVALID_REQUEST, "A bot cannot own bots.", extra={"owner": ["is a bot"]})
     try:

@@ -12,11 +12,13 @@
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth.views import PasswordChangeView
 from django.db.models.constants import LOOKUP_SEP
+from django.urls import reverse
 
 from accounts import selectors as account_selectors
 from accounts.models import SanctionKind
-from accounts.oauth_login import ThrottledAdminAuthenticationForm
+from accounts.oauth_login import ThrottledAdminAuthenticationForm, ThrottledAdminPasswordChangeForm
 
 # The query parameters of Django's field filters (django.contrib.admin.filters): choices and booleans
 # use `exact` and `isnull`, the all-values filter the bare path and `isnull`, date filters `gte`, `lt`
@@ -80,6 +82,19 @@ class AdminSignInForm(ThrottledAdminAuthenticationForm):
 
 class AdminSite(admin.AdminSite):
     login_form = AdminSignInForm
+
+    def password_change(self, request, extra_context=None):
+        """Django's password change page, with the old password counted against the sign-in lock-out
+        like every password check (accounts/oauth_login.py): the site offers no setting for its form."""
+        defaults = {
+            "form_class": ThrottledAdminPasswordChangeForm,
+            "success_url": reverse("admin:password_change_done", current_app=self.name),
+            "extra_context": {**self.each_context(request), **(extra_context or {})},
+        }
+        if self.password_change_template is not None:
+            defaults["template_name"] = self.password_change_template
+        request.current_app = self.name
+        return PasswordChangeView.as_view(**defaults)(request)
 
     def has_permission(self, request) -> bool:
         # Asked by every admin view before it runs (AdminSite.admin_view): rule 2 above.

@@ -9,13 +9,12 @@ import secrets
 
 from django.contrib.auth import get_user_model
 
+from accounts.usernames import BOT_HEX_DIGITS, BOT_PREFIX
 from matchmaking.models import Seat, TableStatus
-
-BOT_NAME_PREFIX = "bot-"
 
 
 def bot_user_create() -> object:
-    user = get_user_model()(username=f"{BOT_NAME_PREFIX}{secrets.token_hex(5)}", is_bot=True)
+    user = get_user_model()(username=f"{BOT_PREFIX}{secrets.token_hex(BOT_HEX_DIGITS // 2)}", is_bot=True)
     user.set_unusable_password()
     user.save()
     return user

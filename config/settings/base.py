@@ -458,6 +458,16 @@ OAUTH2_PROVIDER = {
     },
     "DEFAULT_SCOPES": ["read"],
     "PKCE_REQUIRED": True,
+    # Only the authorization code grant with PKCE and its refresh tokens, whatever an application row
+    # says (docs/integrations.md "OAuth 2", accounts/oauth_grants.py): no password, implicit, client
+    # credentials or device grant, and only S256 challenges.
+    "OAUTH2_SERVER_CLASS": "accounts.oauth_grants.AuthorizationCodeServer",
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth_grants.AuthorizationCodeValidator",
+    "APPLICATION_ADMIN_CLASS": "accounts.oauth_admin.AuthorizationCodeApplicationAdmin",
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_ACCESS_TOKEN_SECONDS", "3600")),
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_REFRESH_TOKEN_SECONDS", str(30 * 86400))),
     "ROTATE_REFRESH_TOKEN": True,
