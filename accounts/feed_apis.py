@@ -18,7 +18,9 @@ from games.view_serializers import GameActionOutputSerializer
 from infra.api.errors import ErrorCode
 from infra.api.schema import (
     LAST_EVENT_ID_PARAMETER,
+    LONG_POLL_CAP,
     LONG_POLL_PARAMETERS,
+    STREAM_CAP,
     error_responses,
     event_stream,
     type_field,
@@ -116,11 +118,11 @@ class MeEventsApi(APIView):
             "`sanction`. With `Accept: text/event-stream` the same entries come as Server-Sent Events "
             "(`id` = seq, `event` = type, `data` = the entry; reconnect with `Last-Event-ID` or "
             "`after`); the stream ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
-            "the feed (checked every EVENTS_SSE_CHECK_SECONDS)."
+            "the feed (checked every EVENTS_SSE_CHECK_SECONDS)." + LONG_POLL_CAP + STREAM_CAP
         ),
         responses={
             200: FeedOutputSerializer,
-            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED),
+            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.THROTTLED),
         },
         examples=[
             OpenApiExample(

@@ -366,6 +366,10 @@ EVENTS_MAX_WAIT = 30
 EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
 EVENTS_SSE_CHECK_SECONDS = float(os.environ.get("EVENTS_SSE_CHECK_SECONDS", "60"))
 EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
+# Per user and event-server process (events/caps.py): open streams (a new one closes his oldest) and
+# waiting long-polls (one more is `429 throttled`). A client follows its feed and its deal: two.
+EVENTS_MAX_STREAMS_PER_USER = int(os.environ.get("EVENTS_MAX_STREAMS_PER_USER", "8"))
+EVENTS_MAX_LONG_POLLS_PER_USER = int(os.environ.get("EVENTS_MAX_LONG_POLLS_PER_USER", "16"))
 
 # Bots (docs/matchmaking.md): a prompted bot seat acts this many seconds after the prompt, at this level.
 BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
