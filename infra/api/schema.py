@@ -76,6 +76,8 @@ _EXTRAS = {
     ErrorCode.THROTTLED: {"retry_after": 60},
     ErrorCode.MISSING_SCOPE: {"scope": "play"},
     ErrorCode.SERVICE_UNAVAILABLE: {"retry_after": 1},
+    ErrorCode.TOO_MANY_OPEN_TABLES: {"limit": 3},
+    ErrorCode.TOO_MANY_TOKENS: {"limit": 20},
 }
 
 
