@@ -68,6 +68,8 @@ _MESSAGES = {
     ErrorCode.PERMISSION_DENIED: "You do not have permission to perform this action.",
     ErrorCode.NOT_FOUND: "Not found.",
     ErrorCode.THROTTLED: "Request was throttled.",
+    ErrorCode.TOO_MANY_OPEN_TABLES: "You have too many tables still waiting for players.",
+    ErrorCode.TOO_MANY_TOKENS: "You have too many personal access tokens: revoke one first.",
 }
 
 _EXTRAS = {

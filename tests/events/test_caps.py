@@ -111,7 +111,7 @@ def test_a_long_poll_past_the_cap_is_refused_with_retry_after_and_no_one_elses(m
     after = events.get(path, token=setup["tokens"][0]).json()["last_seq"]
 
     def poll(token: str) -> events.Call:
-        return events.Call(events._scope(path, query={"after": after, "wait": 25}, token=token, headers=None))
+        return events.pending_call(path, query={"after": after, "wait": 25}, token=token)
 
     async def scenario():
         # Two at once: whichever waits first holds the one place, the other is refused at once.
