@@ -166,7 +166,7 @@ _TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH
 
 
 class TableCreateThrottle(UserScopedRateThrottle):
-    """Tables created per user (TABLES_THROTTLE_RATE): each is a row and a lobby entry."""
+    """`POST tables` requests per user (TABLES_THROTTLE_RATE): each table is a row and a lobby entry."""
 
     scope = "tables"
 
@@ -205,10 +205,10 @@ class TableCreateApi(APIView):
             OpenApiExample("created", value=_TABLE_EXAMPLE, response_only=True, status_codes=["201"]),
         ],
         description=(
-            "The creator is not seated by creating; join to sit down. A player may create "
-            "TABLES_THROTTLE_RATE tables (default 10 an hour; then `429 throttled` with Retry-After) "
-            "and have TABLES_OPEN_PER_USER (default 3) of them waiting for players at once (then "
-            "`409 too_many_open_tables`); staff are not capped."
+            "The creator is not seated by creating; join to sit down. A player may send "
+            "TABLES_THROTTLE_RATE of these requests (default 10 an hour; then `429 throttled` with "
+            "Retry-After) and have TABLES_OPEN_PER_USER (default 3) of his tables waiting for players "
+            "at once (then `409 too_many_open_tables`); staff are not capped."
         ),
     )
     def post(self, request):
