@@ -18,7 +18,9 @@ from games.view_serializers import GameActionOutputSerializer
 from infra.api.errors import ErrorCode
 from infra.api.schema import (
     LAST_EVENT_ID_PARAMETER,
+    LONG_POLL_CAP,
     LONG_POLL_PARAMETERS,
+    STREAM_CAP,
     error_responses,
     event_stream,
     type_field,
@@ -119,13 +121,14 @@ class MeEventsApi(APIView):
             "kept (the newest 500 are); to follow from now, pass `feed_last_seq` from `GET me/active`. "
             "A cursor past the newest entry is `409 feed_cursor_ahead`, one before entries no longer kept "
             "`410 feed_cursor_expired` (read `GET me/active`, then follow from its `feed_last_seq`); "
-            "both give the feed's `last_seq` in `extra`."
+            "both give the feed's `last_seq` in `extra`." + LONG_POLL_CAP + STREAM_CAP
         ),
         responses={
             200: FeedOutputSerializer,
             **error_responses(
                 ErrorCode.INVALID_REQUEST,
                 ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.THROTTLED,
                 ErrorCode.FEED_CURSOR_AHEAD,
                 ErrorCode.FEED_CURSOR_EXPIRED,
             ),

@@ -182,6 +182,7 @@ def personal_token_create(
     return token, key
 
 
+@transaction.atomic
 def personal_token_mint(
     *, user: User, credential, name: str, scopes: list[str], expires_in_days: int | None
 ) -> tuple[AuthToken, str]:
@@ -197,6 +198,15 @@ def personal_token_mint(
             ErrorCode.PERMISSION_DENIED,
             "Personal access tokens are created with a login token (auth/token, auth/register or "
             "auth/guest), not with a personal access token or an OAuth token.",
+        )
+    # At most PERSONAL_TOKENS_PER_USER that still work; his row locked so that two requests at once
+    # cannot both pass the count.
+    User.objects.select_for_update().filter(pk=user.pk).values_list("pk").get()
+    if len(selectors.personal_tokens(user=user)) >= settings.PERSONAL_TOKENS_PER_USER:
+        raise ApiError(
+            ErrorCode.TOO_MANY_TOKENS,
+            f"You have {settings.PERSONAL_TOKENS_PER_USER} personal access tokens: revoke one first.",
+            extra={"limit": settings.PERSONAL_TOKENS_PER_USER},
         )
     return personal_token_create(
         user=user,

@@ -69,6 +69,23 @@ class AddressRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
+class UserScopedRateThrottle(SimpleRateThrottle):
+    """DRF's scoped throttle keyed on the signed-in user, whichever of his tokens he sends, in the
+    same counters and with the rate read as AddressRateThrottle reads it; staff are not throttled
+    (they prepare tournaments in bulk)."""
+
+    scope = ""
+    cache = counters
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        if request.user.is_staff:
+            return None  # DRF: no key, no throttle
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
 class AuthAddressThrottle(AddressRateThrottle):
     """register, token and guest together, per address."""
 

@@ -62,7 +62,10 @@ class AuthTokensApi(APIView):
         responses={
             201: PersonalTokenCreatedOutputSerializer,
             **error_responses(
-                ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.TOO_MANY_TOKENS,
             ),
         },
         examples=[
@@ -85,7 +88,8 @@ class AuthTokensApi(APIView):
             "gets `403 permission_denied` (no credential yields a longer-lived or broader one), and a "
             "token without the `tokens` scope `403 missing_scope`. It gets no scope the login token's "
             "user may not have (`403 missing_scope`). Only its hash is stored: the secret is in this "
-            "answer only."
+            "answer only. A user has at most PERSONAL_TOKENS_PER_USER (default 20) that still work: "
+            "one more is `409 too_many_tokens` (revoke one first)."
         ),
     )
     def post(self, request):

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route
 
-from events import logs, shutdown, subscriptions
+from events import caps, logs, shutdown, subscriptions
 from events.access import Reader, reader_of
 from events.context import RequestContext
 from events.responses import error_response, json_response
@@ -113,13 +113,15 @@ def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
             channel = endpoint.channel(reader, object_id)
             # The wait asks the database too ("anything new?"): a database lost during the wait is
             # answered like one lost during a read (503 with Retry-After), never a 500.
+            seconds = min(query.wait, float(settings.EVENTS_MAX_WAIT))
             try:
-                await wait_for_change(
-                    channel=channel,
-                    changed=lambda: changed(reader, object_id, query),
-                    seconds=min(query.wait, float(settings.EVENTS_MAX_WAIT)),
-                    since=mark,
-                )
+                with caps.long_poll_held(user_id=reader.user.pk, seconds=seconds):
+                    await wait_for_change(
+                        channel=channel,
+                        changed=lambda: changed(reader, object_id, query),
+                        seconds=seconds,
+                        since=mark,
+                    )
                 body = await read_again(endpoint, object_id, authorization, query)
             except Exception as exc:  # noqa: BLE001
                 return error_response(exc, request)
@@ -132,16 +134,23 @@ def _stream(
     endpoint: logs.Endpoint, object_id, reader: Reader, first: dict, authorization: bytes
 ) -> Response:
     followed = endpoint.followed(reader, object_id)
-    content = follow(
-        followed,
-        first=first,
-        read=_stream_read(followed, authorization),
-        access_channel=wakeups.access_channel_name(reader.user.pk),
-        expires_at=reader.expires_at,
-    )
+
+    async def content():
+        # Held while the stream is sent: his newest streams close his oldest (events/caps.py).
+        with caps.stream_held(user_id=reader.user.pk) as slot:
+            async for chunk in follow(
+                followed,
+                first=first,
+                read=_stream_read(followed, authorization),
+                access_channel=wakeups.access_channel_name(reader.user.pk),
+                expires_at=reader.expires_at,
+                slot=slot,
+            ):
+                yield chunk
+
     # `X-Accel-Buffering: no`: nginx passes each entry on at once rather than buffer the stream.
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Vary": "Accept"}
-    return StreamingResponse(content, media_type="text/event-stream", headers=headers)
+    return StreamingResponse(content(), media_type="text/event-stream", headers=headers)
 
 
 def _route(path: str, endpoint: logs.Endpoint, id_name: str | None) -> Route:

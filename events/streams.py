@@ -19,7 +19,9 @@ then, whatever order the wake-ups came in.
 A comment line goes out every EVENTS_SSE_KEEPALIVE seconds of quiet. A stream ends after
 EVENTS_SSE_MAX_SECONDS, when its log says so (a deal's last entry), when the reader may no longer
 read it, when the server is too busy to read it (the client reconnects after `retry` from its
-Last-Event-ID, missing nothing), or when the process is told to stop.
+Last-Event-ID, missing nothing), when the process is told to stop, or when a newer stream of the
+same user takes its place (events/caps.py): then it first tells its client to come back only after
+CLOSED_RETRY_MS.
 """
 
 import time
@@ -32,8 +34,15 @@ from django.conf import settings
 from django.utils import timezone
 
 from events import shutdown
+from events.caps import StreamSlot
 from events.subscriptions import Waiter, pushed
 from infra.api.busy import server_busy
+
+# A stream closed for a newer one of its user's (events/caps.py) asks its client to wait this long
+# before reconnecting: a client with more live streams than the cap then takes turns slowly rather
+# than have its streams close one another every two seconds. A client's next stream sets 2 s again.
+CLOSED_RETRY_MS = 30_000
+CLOSED = f"retry: {CLOSED_RETRY_MS}\n: closed: a newer stream of yours took its place\n\n"
 
 
 def entries(events: list[dict]) -> str:
@@ -88,6 +97,7 @@ async def follow(
     read: ReadChecked,
     access_channel: str,
     expires_at: datetime | None,
+    slot: StreamSlot,
 ) -> AsyncIterator[str]:
     started = time.monotonic()
     end = started + settings.EVENTS_SSE_MAX_SECONDS
@@ -100,13 +110,16 @@ async def follow(
         if any(log.ends(event) for event in first["events"]):
             return
     after = first["last_seq"]
-    async with Waiter(channel=log.channel, access=access_channel) as waiter:
+    async with Waiter(channel=log.channel, access=access_channel, wake=slot.wake) as waiter:
         # Subscribed, so read: what committed between the first read and the subscription.
         pending: list[dict] | None = None  # what the last wake-up carried; None: read the log
         # Checked as it subscribes too: a right lost between the first read and the subscription
         # was published before anyone listened.
         check = True
         while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
+            if slot.closed:
+                yield CLOSED
+                return
             now = time.monotonic()
             check = (
                 check

@@ -302,9 +302,14 @@ class Waiter:
     after the read began, so after the mark: it either came already (not quiet) or will wake us.
     """
 
-    def __init__(self, *, channel: str, since=None, access: str | None = None):
+    def __init__(
+        self, *, channel: str, since=None, access: str | None = None, wake: asyncio.Event | None = None
+    ):
         self.channel = channel
         self._woken: _Inbox | None = None
+        # Set by the waiter's owner to end a wait at once (a stream closed by events/caps.py); while
+        # polling, a wait ends at its poll interval instead.
+        self._wake = wake
         # The reader's access channel (infra/wakeups.py `publish_access`), for a stream: a message
         # there wakes the waiter too, and `access_changed` says so.
         self.access = access
@@ -313,7 +318,7 @@ class Waiter:
         self.quiet = False
 
     async def _subscribe(self) -> None:
-        self._woken = await _hub().subscribe(self.channel)
+        self._woken = await _hub().subscribe(self.channel, None if self._wake is None else _Inbox(self._wake))
         if self.access is not None:
             self._access = await _hub().subscribe(self.access, _Inbox(self._woken.woken))
 

@@ -14,7 +14,14 @@ from games.view_serializers import (
     GameViewOutputSerializer,
 )
 from infra.api.errors import ApiError, ErrorCode
-from infra.api.schema import LAST_EVENT_ID_PARAMETER, LONG_POLL_PARAMETERS, error_responses, event_stream
+from infra.api.schema import (
+    LAST_EVENT_ID_PARAMETER,
+    LONG_POLL_CAP,
+    LONG_POLL_PARAMETERS,
+    STREAM_CAP,
+    error_responses,
+    event_stream,
+)
 from infra.api.serializers import StrictInputSerializer
 
 # Which action types carry `cards` / `card` (the engine's Action constructors): any other type given a
@@ -314,7 +321,7 @@ class GameEventsApi(APIView):
             "connection (`id` = seq, `event` = type, `data` = the event; reconnect with "
             "`Last-Event-ID` or `after`); the stream ends after the deal's last event "
             "(`deal_over`, `void`, `aborted`), after EVENTS_SSE_MAX_SECONDS, or when you may no "
-            "longer read the log (checked every EVENTS_SSE_CHECK_SECONDS)."
+            "longer read the log (checked every EVENTS_SSE_CHECK_SECONDS)." + LONG_POLL_CAP + STREAM_CAP
         ),
         parameters=[
             _GAME_ID,
@@ -328,6 +335,7 @@ class GameEventsApi(APIView):
                 ErrorCode.NOT_AUTHENTICATED,
                 ErrorCode.PERMISSION_DENIED,
                 ErrorCode.NOT_FOUND,
+                ErrorCode.THROTTLED,
             ),
         },
         examples=[

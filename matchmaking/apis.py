@@ -6,6 +6,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.throttles import UserScopedRateThrottle
 from games import engine
 from games.models import GameStatus
 from games.view_serializers import GameOptionsOutputSerializer
@@ -164,7 +165,19 @@ _TABLE_EXAMPLE = {
 _TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
 
+class TableCreateThrottle(UserScopedRateThrottle):
+    """`POST tables` requests per user (TABLES_THROTTLE_RATE): each table is a row and a lobby entry."""
+
+    scope = "tables"
+
+
 class TableCreateApi(APIView):
+    throttle_classes = [TableCreateThrottle]
+
+    def get_throttles(self):
+        # Creating is throttled; the lobby's GET (TableCollectionApi) is not.
+        return super().get_throttles() if self.request.method == "POST" else []
+
     @extend_schema(
         operation_id="table_create",
         tags=["tables"],
@@ -172,7 +185,11 @@ class TableCreateApi(APIView):
         responses={
             201: TableDetailOutputSerializer,
             **error_responses(
-                ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.TOO_MANY_OPEN_TABLES,
+                ErrorCode.THROTTLED,
             ),
         },
         examples=[
@@ -187,14 +204,19 @@ class TableCreateApi(APIView):
             ),
             OpenApiExample("created", value=_TABLE_EXAMPLE, response_only=True, status_codes=["201"]),
         ],
-        description="The creator is not seated by creating; join to sit down.",
+        description=(
+            "The creator is not seated by creating; join to sit down. A player may send "
+            "TABLES_THROTTLE_RATE of these requests (default 10 an hour; then `429 throttled` with "
+            "Retry-After) and have TABLES_OPEN_PER_USER (default 3) of his tables waiting for players "
+            "at once (then `409 too_many_open_tables`); staff are not capped."
+        ),
     )
     def post(self, request):
         data = TableCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         table_settings = fields.pop("settings", None) or {"play_seconds": 20, "prompt_seconds": 15}
-        table = services.table_create(creator=request.user, **fields, **table_settings)
+        table = services.table_create_in_lobby(creator=request.user, **fields, **table_settings)
         return Response(
             selectors.table_detail(table=table, user=request.user), status=status.HTTP_201_CREATED
         )

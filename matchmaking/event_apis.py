@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from infra.api.errors import ErrorCode
-from infra.api.schema import LONG_POLL_PARAMETERS, error_responses, type_field
+from infra.api.schema import LONG_POLL_CAP, LONG_POLL_PARAMETERS, error_responses, type_field
 from infra.api.serializers import LongPollQueryInputSerializer
 from matchmaking import selectors
 from matchmaking.models import TableClosedReason
@@ -99,6 +99,7 @@ class TableEventsApi(APIView):
     @extend_schema(
         operation_id="table_events",
         tags=["tables"],
+        description="The table's log after `after`; with `wait` a long-poll." + LONG_POLL_CAP,
         parameters=[
             OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH),
             *LONG_POLL_PARAMETERS,
@@ -110,6 +111,7 @@ class TableEventsApi(APIView):
                 ErrorCode.NOT_AUTHENTICATED,
                 ErrorCode.PERMISSION_DENIED,
                 ErrorCode.NOT_FOUND,
+                ErrorCode.THROTTLED,
             ),
         },
         examples=[

@@ -1,9 +1,13 @@
 """Tables and seats: create, join, leave, and dealing each deal through games' services."""
 
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from accounts.webhooks.outbox import webhook_enqueue
 from games import engine
@@ -82,6 +86,28 @@ def table_create(
         bots_replace_leavers=bots_replace_leavers,
         bot_level=bot_level,
     )
+
+
+@transaction.atomic
+def table_create_in_lobby(*, creator: Any, **fields: Any) -> Table:
+    """`POST tables`: `table_create`, refused `409 too_many_open_tables` while TABLES_OPEN_PER_USER of
+    the tables `creator` made in the last TABLES_OPEN_HOURS still wait for players (each is a row
+    and a lobby entry). Staff are not capped (tournaments are prepared in advance); the matcher's
+    tables are seated at once and are not counted."""
+    if not creator.is_staff:
+        # His row locked: two requests at once cannot both pass the count.
+        get_user_model().objects.select_for_update().filter(pk=creator.pk).values_list("pk").get()
+        since = timezone.now() - timedelta(hours=settings.TABLES_OPEN_HOURS)
+        waiting = Table.objects.filter(
+            creator=creator, status=TableStatus.WAITING, matched=False, created_at__gte=since
+        ).count()
+        if waiting >= settings.TABLES_OPEN_PER_USER:
+            raise ApiError(
+                ErrorCode.TOO_MANY_OPEN_TABLES,
+                f"You have {waiting} tables waiting for players; join one, or wait for them to fill.",
+                extra={"limit": settings.TABLES_OPEN_PER_USER},
+            )
+    return table_create(creator=creator, **fields)
 
 
 def _check_code(*, table: Table, code: str | None) -> None:

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from games import engine
 from infra.api.errors import ErrorCode
-from infra.api.schema import error_responses
+from infra.api.schema import LONG_POLL_CAP, error_responses
 from infra.api.serializers import StrictInputSerializer
 from matchmaking import selectors, tickets
 from matchmaking.models import BotLevel
@@ -117,11 +117,17 @@ class TicketDetailApi(APIView):
         ],
         responses={
             200: TicketOutputSerializer,
-            **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.NOT_AUTHENTICATED, ErrorCode.NOT_FOUND),
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.NOT_FOUND,
+                ErrorCode.THROTTLED,
+            ),
         },
         examples=[OpenApiExample("matched", value=_TICKET_EXAMPLE, response_only=True, status_codes=["200"])],
         description=(
             "The owner's read keeps a waiting ticket alive. Other users' tickets are 404 (staff may read)."
+            + LONG_POLL_CAP
         ),
     )
     def get(self, request, ticket_id: int):

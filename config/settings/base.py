@@ -164,6 +164,8 @@ REST_FRAMEWORK = {
         "auth": os.environ.get("AUTH_THROTTLE_RATE", "30/min"),
         "guest": os.environ.get("GUEST_THROTTLE_RATE", "20/hour"),
         "reports": os.environ.get("REPORTS_THROTTLE_RATE", "20/hour"),
+        # `POST tables` per user (matchmaking/apis.py TableCreateThrottle); staff are not throttled.
+        "tables": os.environ.get("TABLES_THROTTLE_RATE", "10/hour"),
     },
     # Trusted reverse proxies in front of the web process: 0 (default) keys rate limits on the socket
     # address and ignores X-Forwarded-For, which a client can write itself.
@@ -370,6 +372,10 @@ EVENTS_MAX_WAIT = 30
 EVENTS_SSE_KEEPALIVE = float(os.environ.get("EVENTS_SSE_KEEPALIVE", "15"))
 EVENTS_SSE_CHECK_SECONDS = float(os.environ.get("EVENTS_SSE_CHECK_SECONDS", "60"))
 EVENTS_SSE_MAX_SECONDS = float(os.environ.get("EVENTS_SSE_MAX_SECONDS", "300"))
+# Per user and event-server process (events/caps.py): open streams (a new one closes his oldest) and
+# waiting long-polls (one more is `429 throttled`). A client follows its feed and its deal: two.
+EVENTS_MAX_STREAMS_PER_USER = int(os.environ.get("EVENTS_MAX_STREAMS_PER_USER", "8"))
+EVENTS_MAX_LONG_POLLS_PER_USER = int(os.environ.get("EVENTS_MAX_LONG_POLLS_PER_USER", "16"))
 
 # Bots (docs/matchmaking.md): a prompted bot seat acts this many seconds after the prompt, at this level.
 BOTS_DELAY_SECONDS = float(os.environ.get("BOTS_DELAY_SECONDS", "1"))
@@ -395,6 +401,12 @@ READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "1.5"))
 # Neither set: refused to everyone.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = [a.strip() for a in os.environ.get("METRICS_ALLOWED_IPS", "").split(",") if a.strip()]
+
+# Tables a player created that may be waiting for players at once (matchmaking/services.py
+# `table_create_in_lobby`), among those he created in the last TABLES_OPEN_HOURS: a waiting table
+# does not expire, and an honest creator whose tables nobody joined is not locked out for good.
+TABLES_OPEN_PER_USER = int(os.environ.get("TABLES_OPEN_PER_USER", "3"))
+TABLES_OPEN_HOURS = int(os.environ.get("TABLES_OPEN_HOURS", "24"))
 
 # Quick-match tickets (docs/matchmaking.md, docs/matchmaking.md). The matcher runs on beat every
 # MATCHMAKING_INTERVAL seconds; a waiting ticket not polled for MATCHMAKING_TICKET_TTL seconds expires;
@@ -440,6 +452,9 @@ CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {
 # longest.
 PERSONAL_TOKEN_DEFAULT_DAYS = int(os.environ.get("PERSONAL_TOKEN_DEFAULT_DAYS", "90"))
 PERSONAL_TOKEN_MAX_DAYS = int(os.environ.get("PERSONAL_TOKEN_MAX_DAYS", "366"))
+# Personal access tokens that still work, per user (`POST auth/tokens`; `GET auth/tokens` lists
+# them all on one page).
+PERSONAL_TOKENS_PER_USER = int(os.environ.get("PERSONAL_TOKENS_PER_USER", "20"))
 
 # OAuth 2 for third-party apps (django-oauth-toolkit, under /o/): authorization code with PKCE, the
 # same scopes as personal access tokens. The consent page needs a signed-in session: /o/login/.

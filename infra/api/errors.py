@@ -35,6 +35,8 @@ class ErrorCode(models.TextChoices):
     SERVER_ERROR = "server_error"
     TICKET_EXISTS = "ticket_exists"
     TICKET_MATCHED = "ticket_matched"
+    TOO_MANY_OPEN_TABLES = "too_many_open_tables"
+    TOO_MANY_TOKENS = "too_many_tokens"
     SERVICE_UNAVAILABLE = "service_unavailable"
     FEED_CURSOR_AHEAD = "feed_cursor_ahead"
     FEED_CURSOR_EXPIRED = "feed_cursor_expired"
@@ -72,6 +74,8 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.SERVER_ERROR: status.HTTP_500_INTERNAL_SERVER_ERROR,
     ErrorCode.TICKET_EXISTS: status.HTTP_409_CONFLICT,
     ErrorCode.TICKET_MATCHED: status.HTTP_409_CONFLICT,
+    ErrorCode.TOO_MANY_OPEN_TABLES: status.HTTP_409_CONFLICT,
+    ErrorCode.TOO_MANY_TOKENS: status.HTTP_409_CONFLICT,
     ErrorCode.SERVICE_UNAVAILABLE: status.HTTP_503_SERVICE_UNAVAILABLE,
     ErrorCode.FEED_CURSOR_AHEAD: status.HTTP_409_CONFLICT,
     ErrorCode.FEED_CURSOR_EXPIRED: status.HTTP_410_GONE,

@@ -45,6 +45,8 @@ CODE_MESSAGES = {
     ErrorCode.SERVER_ERROR: _("Server error."),
     ErrorCode.TICKET_EXISTS: _("You already have a waiting ticket."),
     ErrorCode.TICKET_MATCHED: _("The ticket was already matched."),
+    ErrorCode.TOO_MANY_OPEN_TABLES: _("You have too many tables still waiting for players."),
+    ErrorCode.TOO_MANY_TOKENS: _("You have too many personal access tokens: revoke one first."),
     ErrorCode.SERVICE_UNAVAILABLE: _("The server cannot answer now; retry shortly."),
     ErrorCode.FEED_CURSOR_AHEAD: _("Your feed has no entry that far: follow it from last_seq."),
     ErrorCode.FEED_CURSOR_EXPIRED: _(

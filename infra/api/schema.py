@@ -30,6 +30,17 @@ LAST_EVENT_ID_PARAMETER = OpenApiParameter(
 )
 
 
+# The event server's per-user caps (events/caps.py), said in the description of each followed log.
+LONG_POLL_CAP = (
+    " A user has at most EVENTS_MAX_LONG_POLLS_PER_USER (default 16) long-polls waiting at once on "
+    "an event-server process; one more is `429 throttled` with Retry-After."
+)
+STREAM_CAP = (
+    " He holds at most EVENTS_MAX_STREAMS_PER_USER (default 8) streams there, across all his "
+    "tokens: a newer one ends his oldest, which first sends `retry: 30000`."
+)
+
+
 def event_stream(item_component: str) -> dict:
     """The stream form of a followed log (`Accept: text/event-stream`, events/streams.py), as the
     operation's `x-event-stream` extension. Not a second media type of the 200: a generated client
@@ -57,6 +68,8 @@ _MESSAGES = {
     ErrorCode.PERMISSION_DENIED: "You do not have permission to perform this action.",
     ErrorCode.NOT_FOUND: "Not found.",
     ErrorCode.THROTTLED: "Request was throttled.",
+    ErrorCode.TOO_MANY_OPEN_TABLES: "You have too many tables still waiting for players.",
+    ErrorCode.TOO_MANY_TOKENS: "You have too many personal access tokens: revoke one first.",
 }
 
 _EXTRAS = {
@@ -67,6 +80,8 @@ _EXTRAS = {
     ErrorCode.SERVICE_UNAVAILABLE: {"retry_after": 1},
     ErrorCode.FEED_CURSOR_AHEAD: {"last_seq": 57},
     ErrorCode.FEED_CURSOR_EXPIRED: {"last_seq": 957},
+    ErrorCode.TOO_MANY_OPEN_TABLES: {"limit": 3},
+    ErrorCode.TOO_MANY_TOKENS: {"limit": 20},
 }
 
 

@@ -114,8 +114,13 @@ class Call:
         await asyncio.gather(self._task, return_exceptions=True)
 
 
+def pending_call(path: str, *, query=None, token=None, headers=None) -> Call:
+    """A request sent now, its answer not awaited yet (`await call.start()`)."""
+    return Call(_scope(path, query=query, token=token, headers=headers))
+
+
 async def open_call(path: str, *, query=None, token=None, headers=None) -> Call:
-    return await Call(_scope(path, query=query, token=token, headers=headers)).start()
+    return await pending_call(path, query=query, token=token, headers=headers).start()
 
 
 def get(path: str, *, query=None, token=None, headers=None) -> Answer:
