@@ -353,6 +353,10 @@ LOGIN_FAILURES_WINDOW_SECONDS = int(os.environ.get("LOGIN_FAILURES_WINDOW_SECOND
 # fixed hands, is a few kilobytes.
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
 API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
+# The largest body the web role reads and discards when it answered without reading it, so that
+# the connection carries the next request (infra/request_body.py). A proxy in front must not forward
+# larger bodies: deploy/nginx.conf's client_max_body_size is the API's own limit, well below this.
+REQUEST_DRAIN_MAX_BYTES = int(os.environ.get("REQUEST_DRAIN_MAX_BYTES", str(1024 * 1024)))
 
 # Long-poll wake-ups (infra/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.
