@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -41,6 +42,8 @@ INSTALLED_APPS = [
     "games",
     # The browser client at / (docs/web-client.md).
     "web",
+    # The pages' Content-Security-Policy (CONTENT_SECURITY_POLICY below).
+    "csp",
 ]
 
 MIDDLEWARE = [
@@ -52,6 +55,8 @@ MIDDLEWARE = [
     # JSON error bodies under /api/ even with DEBUG on (infra/api/error_pages.py).
     "infra.api.error_pages.api_error_pages_middleware",
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on the pages, not on the JSON API (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     # Static files (the web client, the admin, the API docs pages) from the process itself, in every
     # role: no collectstatic step, no proxy rule (WHITENOISE_USE_FINDERS below).
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -142,6 +147,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The API docs pages' stylesheet (config/templates/api/).
+STATICFILES_DIRS = [BASE_DIR / "config" / "static"]
 # No STATIC_ROOT: nothing is collected. WhiteNoise indexes the apps' static folders (in the installed
 # packages) once at start-up, so every role serves the same files with nothing to run first.
 WHITENOISE_USE_FINDERS = True
@@ -202,6 +209,9 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "infra.api.schema_hooks.complete_operations",
     ],
+    # No validator badge: Swagger UI would otherwise load it from validator.swagger.io, handing that
+    # host the schema's address, and the pages' policy (CONTENT_SECURITY_POLICY) refuses other hosts.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -463,4 +473,26 @@ OAUTH2_PROVIDER = {
     "ROTATE_REFRESH_TOKEN": True,
     # A NUL in any parameter is a malformed request, not a query PostgreSQL refuses (a 500).
     "OAUTH2_BACKEND_CLASS": "accounts.oauth_backend.NulRefusingOAuthLibCore",
+}
+
+# The pages' Content-Security-Policy (django-csp; docs/security.md "Content-Security-Policy"): the web
+# client, the admin, the OAuth pages and the API docs run only scripts served by this host, none
+# inline (no page has one: the client's data are JSON blocks, drf-spectacular's Swagger UI page loads
+# its start script as a file), with no plugin, no <base>, no framing; styles from files alone, but on
+# ReDoc's page (config/urls.py). A bearer token in the client's localStorage is then out of reach of
+# markup an attacker might slip into a page. The JSON API and the schema are not pages: no policy.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/v1/", "/api/schema/"],
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        # data: for the icons the admin's and Swagger UI's stylesheets embed, and the client's.
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+    },
 }

@@ -228,7 +228,7 @@ def proxied_web(tmp_path):
         ) as nginx,
     ):
         _wait_up(proxy_port, [web, events, nginx], list(logs.values()))
-        yield proxy_port
+        yield {"port": proxy_port, "web": web_port}
 
 
 def _raw_post(port: int, path: str, body: bytes) -> tuple[int, bytes]:
@@ -247,7 +247,7 @@ def test_oversize_and_unread_bodies_cost_other_clients_nothing(proxied_web):
     same proxy: every honest POST is answered 201, none 5xx (nginx reuses its upstream connections
     and never repeats a POST; infra/request_body.py), and the oversize bodies are refused in the
     API's one error shape (deploy/nginx.conf)."""
-    port = proxied_web
+    port = proxied_web["port"]
     max_bytes = 64 * 1024
     oversize = b'{"pad": "' + b"x" * 70_000 + b'"}'
     at_limit = b'{"pad": "' + b"x" * (max_bytes - 11) + b'"}'
@@ -277,6 +277,20 @@ def test_oversize_and_unread_bodies_cost_other_clients_nothing(proxied_web):
         }, (status, body)
     for status, body in hostile[1::2]:
         assert status == 401 and json.loads(body)["code"] == "not_authenticated", (status, body)
+
+
+def test_https_answers_carry_hsts_and_pages_their_policy(proxied_web):
+    """Production settings (docs/deploy.md "HTTPS"): an answer to a request the proxy says came over
+    https carries HSTS for a year, this host alone; over plain http none (a client's own
+    X-Forwarded-Proto is replaced by nginx). The page carries its Content-Security-Policy, the JSON
+    API none."""
+    port, web = proxied_web["port"], proxied_web["web"]
+    for path, expected in (("/", 200), ("/api/v1/matchmaking/stats", 401)):
+        status, headers, _ = _call(web, "GET", path, headers={"X-Forwarded-Proto": "https"})
+        assert status == expected and headers["Strict-Transport-Security"] == "max-age=31536000", headers
+        status, headers, _ = _call(port, "GET", path, headers={"X-Forwarded-Proto": "https"})
+        assert status == expected and "Strict-Transport-Security" not in headers, headers
+        assert ("Content-Security-Policy" in headers) is (path == "/"), headers
 
 
 def _play(port: int, token: str, game_id: int, rng: random.Random) -> dict:
