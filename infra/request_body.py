@@ -9,8 +9,9 @@ client gets a 502. So every body the application answered without reading to the
 one refused from its Content-Length, a 401 or 404 before the view parses) is read and discarded here,
 up to REQUEST_DRAIN_MAX_BYTES, before the answer leaves: the connection then carries the next request.
 A larger body still closes the connection, so a proxy in front must not forward bodies larger than
-that (deploy/nginx.conf refuses what the API would refuse). The events role (uvicorn) discards unread
-bodies itself.
+that (deploy/nginx.conf refuses what the API would refuse). The reading has no deadline of its own:
+nginx reads a whole body before it forwards it (proxy_request_buffering, its default), so a client
+that trickles one never holds a thread here. The events role (uvicorn) discards unread bodies itself.
 """
 
 from django.conf import settings
