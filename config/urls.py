@@ -1,3 +1,5 @@
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
@@ -29,10 +31,20 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files: no CDN, so they work offline.
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
+    # Both under the pages' policy (CONTENT_SECURITY_POLICY): Swagger UI's start script is a file
+    # (the split view), its page's styles too (config/templates/api/swagger_ui.html). ReDoc writes
+    # its styles into <style> elements and runs its search in a blob: worker: that page alone allows
+    # both.
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
+        name="docs",
+    ),
     path(
         "api/redoc/",
-        SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
+        csp_update({"style-src": [UNSAFE_INLINE], "worker-src": [SELF, "blob:"]})(
+            SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html")
+        ),
         name="redoc",
     ),
     # Operator endpoints, outside /api/ and out of the OpenAPI schema (plain Django views).

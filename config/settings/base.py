@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -42,6 +43,8 @@ INSTALLED_APPS = [
     "games",
     # The browser client at / (docs/web-client.md).
     "web",
+    # The pages' Content-Security-Policy (CONTENT_SECURITY_POLICY below).
+    "csp",
 ]
 
 MIDDLEWARE = [
@@ -53,6 +56,8 @@ MIDDLEWARE = [
     # JSON error bodies under /api/ even with DEBUG on (infra/api/error_pages.py).
     "infra.api.error_pages.api_error_pages_middleware",
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on the pages, not on the JSON API (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     # Static files (the web client, the admin, the API docs pages) from the process itself, in every
     # role: no collectstatic step, no proxy rule (WHITENOISE_USE_FINDERS below).
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -143,6 +148,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The API docs pages' stylesheet (config/templates/api/).
+STATICFILES_DIRS = [BASE_DIR / "config" / "static"]
 # No STATIC_ROOT: nothing is collected. WhiteNoise indexes the apps' static folders (in the installed
 # packages) once at start-up, so every role serves the same files with nothing to run first.
 WHITENOISE_USE_FINDERS = True
@@ -205,6 +212,9 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "infra.api.schema_hooks.complete_operations",
     ],
+    # No validator badge: Swagger UI would otherwise load it from validator.swagger.io, handing that
+    # host the schema's address, and the pages' policy (CONTENT_SECURITY_POLICY) refuses other hosts.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -359,6 +369,10 @@ LOGIN_FAILURES_WINDOW_SECONDS = int(os.environ.get("LOGIN_FAILURES_WINDOW_SECOND
 # fixed hands, is a few kilobytes.
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
 API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "32"))
+# The largest body the web role reads and discards when it answered without reading it, so that
+# the connection carries the next request (infra/request_body.py). A proxy in front must not forward
+# larger bodies: deploy/nginx.conf's client_max_body_size is the API's own limit, well below this.
+REQUEST_DRAIN_MAX_BYTES = int(os.environ.get("REQUEST_DRAIN_MAX_BYTES", str(1024 * 1024)))
 
 # Long-poll wake-ups (infra/wakeups.py). Without Redis, waiters re-read the database every
 # EVENTS_POLL_INTERVAL seconds.
@@ -488,4 +502,26 @@ OAUTH2_PROVIDER = {
     "ROTATE_REFRESH_TOKEN": True,
     # A NUL in any parameter is a malformed request, not a query PostgreSQL refuses (a 500).
     "OAUTH2_BACKEND_CLASS": "accounts.oauth_backend.NulRefusingOAuthLibCore",
+}
+
+# The pages' Content-Security-Policy (django-csp; docs/security.md "Content-Security-Policy"): the web
+# client, the admin, the OAuth pages and the API docs run only scripts served by this host, none
+# inline (no page has one: the client's data are JSON blocks, drf-spectacular's Swagger UI page loads
+# its start script as a file), with no plugin, no <base>, no framing; styles from files alone, but on
+# ReDoc's page (config/urls.py). A bearer token in the client's localStorage is then out of reach of
+# markup an attacker might slip into a page. The JSON API and the schema are not pages: no policy.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/v1/", "/api/schema/"],
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        # data: for the icons the admin's and Swagger UI's stylesheets embed, and the client's.
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+    },
 }

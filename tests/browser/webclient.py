@@ -170,6 +170,14 @@ def console_errors(driver) -> list[dict]:
     ]
 
 
+def csp_violations(driver) -> list[str]:
+    """What the page's Content-Security-Policy refused since the console was last read: Chromium
+    logs each refusal ("Refused to load …", "Refused to execute …", "Refused to apply …") naming the
+    policy."""
+    messages = [entry["message"] for entry in driver.get_log("browser")]
+    return [message for message in messages if "Content Security Policy" in message]
+
+
 def requested_urls(performance_log: list[dict]) -> list[str]:
     urls = []
     for entry in performance_log:

@@ -14,6 +14,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -62,8 +63,12 @@ def _proxy_config(source: str, *, port: int, web: int, events: int, workdir: Pat
     site = site.replace("server events:8001;", f"server 127.0.0.1:{events};")
     site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
     assert f"127.0.0.1:{web}" in site and f"127.0.0.1:{events}" in site and f":{port};" in site
+    # Started as root, nginx runs its workers as nobody, who cannot write a large request body's
+    # buffer file under `workdir`.
+    user = "user root;" if os.geteuid() == 0 else ""
     return f"""
 daemon off;
+{user}
 worker_processes 1;
 pid {workdir}/nginx.pid;
 error_log {workdir}/nginx-error.log;
@@ -187,6 +192,105 @@ def deployment(tmp_path):
         finally:
             worker.kill()
             flush_redis(BROKER)
+
+
+@pytest.fixture
+def proxied_web(tmp_path):
+    """web and events behind the shipped proxy, without a worker; guests not throttled."""
+    require_services()
+    if not os.path.exists(NGINX):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)("needs nginx")
+    flush_redis(REDIS)
+    web_port, events_port, proxy_port = free_port(), free_port(), free_port()
+    env = _environment({"GUEST_THROTTLE_RATE": "100000/min", "AUTH_THROTTLE_RATE": "100000/min"})
+    (tmp_path / "nginx.conf").write_text(
+        _proxy_config(
+            (BASE_DIR / "deploy" / "nginx.conf").read_text(),
+            port=proxy_port,
+            web=web_port,
+            events=events_port,
+            workdir=tmp_path,
+        )
+    )
+    logs = {name: tmp_path / f"{name}.log" for name in ("web", "events", "nginx")}
+    gunicorn = str(BIN / "gunicorn")
+    with (
+        _process(
+            [gunicorn, "-c", "python:config.gunicorn", "-b", f"127.0.0.1:{web_port}"], logs["web"], env
+        ) as web,
+        _process(
+            [gunicorn, "-c", "python:config.gunicorn_events", "-b", f"127.0.0.1:{events_port}"],
+            logs["events"],
+            env,
+        ) as events,
+        _process(
+            [NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)], logs["nginx"], env
+        ) as nginx,
+    ):
+        _wait_up(proxy_port, [web, events, nginx], list(logs.values()))
+        yield {"port": proxy_port, "web": web_port}
+
+
+def _raw_post(port: int, path: str, body: bytes) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=40)
+    try:
+        conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def test_oversize_and_unread_bodies_cost_other_clients_nothing(proxied_web):
+    """One client sends bodies the application never reads (larger than the API's limit, and as
+    large as the limit to a path that answers 401 first) while another creates guests through the
+    same proxy: every honest POST is answered 201, none 5xx (nginx reuses its upstream connections
+    and never repeats a POST; infra/request_body.py), and the oversize bodies are refused in the
+    API's one error shape (deploy/nginx.conf)."""
+    port = proxied_web["port"]
+    max_bytes = 64 * 1024
+    oversize = b'{"pad": "' + b"x" * 70_000 + b'"}'
+    at_limit = b'{"pad": "' + b"x" * (max_bytes - 11) + b'"}'
+    assert len(at_limit) == max_bytes
+    hostile: list[tuple[int, bytes]] = []
+    honest: list[tuple[int, bytes]] = []
+
+    def attack():
+        for _ in range(40):
+            hostile.append(_raw_post(port, "/api/v1/auth/guest", oversize))
+            hostile.append(_raw_post(port, "/api/v1/tables", at_limit))
+
+    attacker = threading.Thread(target=attack)
+    attacker.start()
+    try:
+        while attacker.is_alive() or len(honest) < 60:
+            honest.append(_raw_post(port, "/api/v1/auth/guest", b"{}"))
+    finally:
+        attacker.join()
+    assert [status for status, _ in honest] == [201] * len(honest), [b for s, b in honest if s != 201][:3]
+    assert len(hostile) == 80, hostile[-1:]
+    for status, body in hostile[0::2]:
+        assert status == 400 and json.loads(body) == {
+            "code": "invalid_request",
+            "message": f"The request body is larger than {max_bytes} bytes.",
+            "extra": {"max_bytes": max_bytes},
+        }, (status, body)
+    for status, body in hostile[1::2]:
+        assert status == 401 and json.loads(body)["code"] == "not_authenticated", (status, body)
+
+
+def test_https_answers_carry_hsts_and_pages_their_policy(proxied_web):
+    """Production settings (docs/deploy.md "HTTPS"): an answer to a request the proxy says came over
+    https carries HSTS for a year, this host alone; over plain http none (a client's own
+    X-Forwarded-Proto is replaced by nginx). The page carries its Content-Security-Policy, the JSON
+    API none."""
+    port, web = proxied_web["port"], proxied_web["web"]
+    for path, expected in (("/", 200), ("/api/v1/matchmaking/stats", 401)):
+        status, headers, _ = _call(web, "GET", path, headers={"X-Forwarded-Proto": "https"})
+        assert status == expected and headers["Strict-Transport-Security"] == "max-age=31536000", headers
+        status, headers, _ = _call(port, "GET", path, headers={"X-Forwarded-Proto": "https"})
+        assert status == expected and "Strict-Transport-Security" not in headers, headers
+        assert ("Content-Security-Policy" in headers) is (path == "/"), headers
 
 
 def _play(port: int, token: str, game_id: int, rng: random.Random) -> dict:
