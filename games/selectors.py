@@ -10,6 +10,7 @@ import orjson
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from accounts import selectors as account_selectors
 from accounts.models import RatingChange
 from games import engine, rows
 from games.deal_end import DealEnded
@@ -288,7 +289,7 @@ def user_games(*, user_id: int, viewer: Any) -> tuple[bool, Any]:
     user = get_user_model().objects.filter(pk=user_id).only("pk", "bot_owner_id", "is_bot").first()
     if user is None:
         raise ApiError(ErrorCode.NOT_FOUND, "No such user.")
-    if viewer.pk != user.pk and viewer.pk != user.bot_owner_id and not viewer.is_staff:
+    if not account_selectors.user_games_visible(user=user, viewer=viewer):
         raise ApiError(
             ErrorCode.PERMISSION_DENIED, "Only the player, his bot's owner and staff see his games."
         )
