@@ -349,7 +349,8 @@ class RatingLeaderboardApi(APIView):
         ],
         description=(
             "Players of one preset by ordinal (mu - 3 sigma), best first. Ratings are openskill "
-            "Plackett-Luce, updated after every scored deal: the emperor's side against the rest."
+            'Plackett-Luce, updated after every rated deal (docs/matchmaking.md "Rated deals"): '
+            "the emperor's side against the rest."
         ),
     )
     def get(self, request):

@@ -8,16 +8,19 @@ from accounts.models import Rating, RatingChange, SideBias
 from games import services as game_services
 from games import tasks
 from games.models import GameStatus
-from tests.conftest import assert_error
+from tests.conftest import assert_error, established
 from tests.games.trustees import finish_with_trustees
 
 pytestmark = pytest.mark.django_db
 
 
 def _scored_deal(make_table):
+    """A scored deal that is rated (docs/matchmaking.md "Rated deals"): established accounts, three
+    of them playing by hand and two on 托管."""
     for seed in range(20):
         setup = make_table(setups=[{"seed": seed}], deals=1)
-        game = finish_with_trustees(setup, humans=(0,))
+        established(setup["users"])
+        game = finish_with_trustees(setup, humans=(0, 1, 2))
         if game.status == GameStatus.OVER:
             return setup, game
     raise AssertionError("no scored deal")

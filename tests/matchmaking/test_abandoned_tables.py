@@ -8,10 +8,10 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from games import actions, engine, selectors, services, tasks
 from games.models import Game, GameStatus
 from matchmaking import matching
 from matchmaking.models import Seat, Table, Ticket
+from tests.games.trustees import deal_played_out
 from tests.moderation.helpers import make_moderator
 
 pytestmark = pytest.mark.django_db
@@ -45,33 +45,6 @@ def _quick_match_with_bots(clients) -> tuple[int, dict[int, object]]:
 
 def _running(table_id: int) -> Game:
     return Game.objects.select_related("table").get(table_id=table_id, status=GameStatus.RUNNING)
-
-
-def _deal_played_out(game_id: int, playing: dict[int, object]) -> Game:
-    """Drive one deal to its end as the server would: the `playing` seats move by hand (the default
-    action, through the API), bots act as their task does, trustee seats as the auto-play task does,
-    and a prompted seat nobody plays times out at its deadline."""
-    for _ in range(3000):
-        game = Game.objects.select_related("table").get(pk=game_id)
-        if game.status != GameStatus.RUNNING:
-            return game
-        state = selectors.game_state(game=game)
-        prompted = engine.to_act(state)
-        by_hand = [seat for seat in prompted if seat in playing and not game.trustee[seat]]
-        if by_hand:
-            action = engine.action_to_dict(engine.trustee_action(state, by_hand[0]))
-            response = playing[by_hand[0]].post(
-                f"/api/v1/games/{game_id}/actions", {k: v for k, v in action.items() if v}, format="json"
-            )
-            assert response.status_code == 200, response.json()
-        elif actions.bot_seats_prompted(game=game, state=state):
-            assert services.game_bots_act(game_id=game_id, version=game.version)
-        elif all(game.trustee[seat] for seat in prompted):
-            assert services.game_trustee_autoplay(game_id=game_id, version=game.version)
-        else:
-            Game.objects.filter(pk=game_id).update(deadline=timezone.now() - timedelta(seconds=5))
-            assert tasks.game_deadline_expire.run(game_id=game_id, version=game.version)
-    raise AssertionError("the deal did not end")
 
 
 def _table(client, table_id: int) -> dict:
@@ -129,7 +102,7 @@ def test_when_the_last_player_goes_the_table_closes_at_the_end_of_the_deal(
 
     _leaves(client=seats[first], table_id=table_id, seat=first, user=users[first], moderator=moderator)
     goes(client=seats[last], table_id=table_id, seat=last, user=users[last], moderator=moderator)
-    ended = _deal_played_out(game.pk, playing={})
+    ended = deal_played_out(game.pk, playing={})
 
     assert ended.status == GameStatus.OVER
     table = _table(moderator, table_id)
@@ -146,7 +119,7 @@ def test_a_table_with_one_player_left_deals_on(make_client):
     game = _running(table_id)
 
     assert leaver.post(f"/api/v1/tables/{table_id}/leave", {}, format="json").status_code == 200
-    _deal_played_out(game.pk, playing={stayer_seat: stayer})
+    deal_played_out(game.pk, playing={stayer_seat: stayer})
 
     table = _table(stayer, table_id)
     assert table["status"] == "playing" and table["closed_reason"] is None
