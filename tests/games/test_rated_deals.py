@@ -63,6 +63,18 @@ def _scored_deal_at_a_players_table(make_user, make_client, *, private, aged, on
     raise AssertionError("no scored deal")
 
 
+def _scored_deal_of_a_matched_table(game_id: int, playing: dict) -> Game:
+    """Play the matched table's deals out until one is scored: a void deal (every seat declined
+    the throne) is dealt again at the same table."""
+    game = deal_played_out(game_id, playing=playing)
+    while game.status == GameStatus.VOID:
+        game = deal_played_out(
+            Game.objects.get(table_id=game.table_id, number=game.number + 1).pk, playing=playing
+        )
+    assert game.status == GameStatus.OVER and not game.unscored
+    return game
+
+
 @pytest.mark.parametrize(
     ("private", "aged", "on_trustee", "reason"),
     [
@@ -103,7 +115,8 @@ def test_a_public_table_of_established_players_is_rated(make_user, make_client):
     assert tasks.game_ratings_update.run(game_id=game.pk) is True
 
     (weihai,) = _ratings(client, main.pk)
-    assert weihai["deals"] == 1 and weihai["mu"] != 25
+    # sigma always shrinks (mu may stay at 25 after a drawn deal)
+    assert weihai["deals"] == 1 and weihai["sigma"] < 25 / 3
     assert [change["game"] for change in weihai["history"]] == [game.pk]
     assert RatingChange.objects.filter(game_id=game.pk).count() == 5
     row = _history_row(client, main.pk, game.pk)
@@ -125,10 +138,34 @@ def test_a_quick_match_with_bots_is_rated(make_user, make_client):
         == 1
     )
     row = Ticket.objects.get(pk=ticket.json()["id"])
-    game = deal_played_out(row.game_id, playing={row.seat: client})
-    assert game.status == GameStatus.OVER and not game.unscored
+    game = _scored_deal_of_a_matched_table(row.game_id, playing={row.seat: client})
 
     assert tasks.game_ratings_update.run(game_id=game.pk) is True
 
     (weihai,) = _ratings(client, user.pk)
     assert weihai["deals"] == 1 and [change["game"] for change in weihai["history"]] == [game.pk]
+
+
+def test_fresh_accounts_queued_with_the_main_one_farm_nothing_either(make_user, make_client):
+    """The same farm through quick match (five rated tickets at a quiet hour seat the five together):
+    the table is public and matched, but four seats are accounts made a minute ago."""
+    main, main_token = make_user()
+    established([main])
+    clients = [make_client(main_token)] + [make_client(make_user()[1]) for _ in range(4)]
+    tickets = []
+    for client in clients:
+        response = client.post(
+            "/api/v1/matchmaking/tickets", {"preset": "weihai", "bots": False}, format="json"
+        )
+        assert response.status_code == 201, response.json()
+        tickets.append(response.json()["id"])
+    assert matching.tickets_match() == 5
+    rows = {row.pk: row for row in Ticket.objects.filter(pk__in=tickets)}
+    seat_of = [rows[ticket].seat for ticket in tickets]
+    playing = dict(zip(seat_of, clients, strict=True))
+    game = _scored_deal_of_a_matched_table(rows[tickets[0]].game_id, playing=playing)
+
+    assert tasks.game_ratings_update.run(game_id=game.pk) is False
+
+    assert _ratings(clients[0], main.pk) == []
+    assert _history_row(clients[0], main.pk, game.pk)["unrated_reason"] == "few_players"
