@@ -57,7 +57,12 @@ class AuthEmptyInputSerializer(StrictInputSerializer):
 
 
 _USER_EXAMPLE = {
-    "id": 7, "username": "lihua", "is_guest": False, "is_staff": False, "is_bot": False, "banned": False
+    "id": 7,
+    "username": "lihua",
+    "is_guest": False,
+    "is_staff": False,
+    "is_bot": False,
+    "banned": False,
 }
 _TOKEN = "3f2a6c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49"
 
@@ -298,7 +303,13 @@ class UserPresetRatingOutputSerializer(serializers.Serializer):
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField()
     deals = serializers.IntegerField()
-    history = RatingChangeOutputSerializer(many=True, help_text="Latest changes, newest first (at most 50).")
+    history = RatingChangeOutputSerializer(
+        many=True,
+        help_text=(
+            "Latest changes, newest first (at most 50); empty unless the viewer may read the player's "
+            "games (the player, the owner of a bot account, staff)."
+        ),
+    )
 
 
 class UserRatingsOutputSerializer(serializers.Serializer):
@@ -338,7 +349,8 @@ class RatingLeaderboardApi(APIView):
         ],
         description=(
             "Players of one preset by ordinal (mu - 3 sigma), best first. Ratings are openskill "
-            "Plackett-Luce, updated after every scored deal: the emperor's side against the rest."
+            'Plackett-Luce, updated after every rated deal (docs/matchmaking.md "Rated deals"): '
+            "the emperor's side against the rest."
         ),
     )
     def get(self, request):
@@ -360,10 +372,14 @@ class UserRatingsApi(APIView):
             200: UserRatingsOutputSerializer,
             **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.NOT_FOUND),
         },
-        description="A player's rating in each preset he has played, with its history.",
+        description=(
+            "A player's rating in each preset he has played, with its history. The history names "
+            "deals: it is listed to those who may read the player's games (`GET users/{id}/games`: "
+            "the player, the owner of a bot account, staff) and empty for anyone else."
+        ),
     )
     def get(self, request, user_id: int):
-        ratings = selectors.user_ratings(user_id=user_id)
+        ratings = selectors.user_ratings(user_id=user_id, viewer=request.user)
         return Response(
             {
                 "user": user_id,

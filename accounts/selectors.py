@@ -1,5 +1,6 @@
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db.models import F, OuterRef, Q, Subquery
@@ -130,18 +131,26 @@ def rating_leaderboard(*, preset: str, limit: int = 100) -> list[Rating]:
     )
 
 
-def user_ratings(*, user_id: int, history: int = 50) -> list[dict]:
-    """Each preset's rating of a user with its latest changes, newest first."""
-    if not User.objects.filter(pk=user_id).exists():
+def user_games_visible(*, user: User, viewer: Any) -> bool:
+    """Whether `viewer` may learn which deals `user` played: the player, the owner of a bot account,
+    and staff. The one rule behind `GET users/{id}/games` and the deals named in `GET
+    users/{id}/ratings` (a private table's deal is nobody else's business, docs/security.md)."""
+    return viewer.pk == user.pk or viewer.pk == user.bot_owner_id or viewer.is_staff
+
+
+def user_ratings(*, user_id: int, viewer: Any, history: int = 50) -> list[dict]:
+    """Each preset's rating of a user (public, as on the leaderboard) with its latest changes,
+    newest first; the changes name deals, so they are listed only to a viewer who may see the
+    player's games (`user_games_visible`), and empty for anyone else."""
+    user = User.objects.filter(pk=user_id).only("pk", "bot_owner_id").first()
+    if user is None:
         raise ApiError(ErrorCode.NOT_FOUND, "No such user.")
+    visible = user_games_visible(user=user, viewer=viewer)
     result = []
     for rating in Rating.objects.filter(user_id=user_id).order_by("preset"):
-        changes = list(
-            RatingChange.objects.filter(user_id=user_id, preset=rating.preset).order_by("-created_at", "-id")[
-                :history
-            ]
-        )
-        result.append({"rating": rating, "history": changes})
+        changes = RatingChange.objects.filter(user_id=user_id, preset=rating.preset)
+        latest = changes.order_by("-created_at", "-id")[:history]
+        result.append({"rating": rating, "history": list(latest) if visible else []})
     return result
 
 

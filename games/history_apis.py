@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors
-from games.models import GameStatus
+from games.models import GameStatus, UnratedReason
 from infra.api.errors import ErrorCode
 from infra.api.pagination import cursor_page
 from infra.api.schema import error_responses
@@ -34,6 +34,14 @@ class UserGameOutputSerializer(serializers.Serializer):
     )
     score = serializers.IntegerField(allow_null=True, help_text="The player's score; null unless `over`.")
     rated = serializers.BooleanField(help_text="The deal changed this player's rating.")
+    unrated_reason = serializers.ChoiceField(
+        choices=UnratedReason.choices,
+        allow_null=True,
+        help_text=(
+            'Why the deal changed no rating (docs/matchmaking.md "Rated deals"); null when it was '
+            "rated, or is not judged yet (running, or its rating task still to come)."
+        ),
+    )
     played_by_bot = serializers.BooleanField(help_text="This player is a bot account.")
     bots = serializers.ListField(
         child=serializers.BooleanField(), min_length=5, max_length=5, help_text="Per seat: a bot played it."
@@ -68,6 +76,7 @@ _EXAMPLE = {
             "role": "guard",
             "score": 4,
             "rated": True,
+            "unrated_reason": None,
             "played_by_bot": False,
             "bots": [False, False, False, True, True],
             "with_bots": True,

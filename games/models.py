@@ -11,6 +11,15 @@ class GameStatus(models.TextChoices):
     ABORTED = "aborted"
 
 
+class UnratedReason(models.TextChoices):
+    """Why a finished deal changed no rating (docs/matchmaking.md "Rated deals")."""
+
+    NOT_SCORED = "not_scored", "not scored: void, aborted, all five on trustee, or no sides"
+    UNRATED_TABLE = "unrated_table", "a table matched from unrated tickets (a party)"
+    PRIVATE_TABLE = "private_table", "a private table a player made (hand-picked opponents)"
+    FEW_PLAYERS = "few_players", "too few seats played by established accounts, not on trustee"
+
+
 def five_false() -> list[bool]:
     return [False] * 5
 
@@ -50,6 +59,16 @@ class Game(models.Model):
     # docs/rules.md §5: a deal that ends with all five seats on trustee is kept but not counted.
     unscored = models.BooleanField(
         default=False, help_text="Ended with all five seats on trustee: not added to scores, not rated."
+    )
+    # Set by the rating task when it judged the deal and did not rate it (games.services.game_ratings_update).
+    unrated_reason = models.CharField(
+        max_length=16,
+        choices=UnratedReason.choices,
+        blank=True,
+        default="",
+        # In the column too: processes of the previous release (a rolling deploy) insert games without it.
+        db_default="",
+        help_text="Why the rating task did not rate this deal (blank: rated, or not judged yet).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

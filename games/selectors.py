@@ -3,17 +3,21 @@
 import json
 import threading
 from collections import OrderedDict
+from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
 import orjson
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models import Q
 
+from accounts import selectors as account_selectors
 from accounts.models import RatingChange
 from games import engine, rows
 from games.deal_end import DealEnded
-from games.models import Event, Game, GamePlayer, GameStatus, table_model
+from games.models import Event, Game, GamePlayer, GameStatus, UnratedReason, table_model
 from infra.api.errors import ApiError, ErrorCode
 from infra.timestamps import utc_iso
 
@@ -283,13 +287,84 @@ def game_final_view(*, game: Game) -> dict:
     return {"abort_reason": None, **game.final, **_extras(game)}
 
 
+def game_unrated_reason(*, game: Game) -> str | None:
+    """The one rule that decides whether a finished deal is rated (docs/matchmaking.md "Rated
+    deals"); None: rate it, else the UnratedReason. A rating is a measure of skill against
+    opponents nobody picked, so a deal is rated only when it is scored; at a table neither made
+    from unrated tickets (parties) nor private unless staff made it (hand-picked opponents); and
+    with at least RATING_MIN_PLAYED_SEATS seats played (`_seat_is_played`): four accounts registered
+    a minute ago, or left on 托管, measure nothing and would farm the others' ratings."""
+    if (
+        game.status != GameStatus.OVER
+        or game.unscored
+        or any(user_id is None for user_id in game.seat_user_ids)
+    ):
+        return UnratedReason.NOT_SCORED
+    outcome = engine.deal_outcome(game_state(game=game))
+    if not outcome.emperor_side or not outcome.other_side:
+        return UnratedReason.NOT_SCORED
+    if not game.table.rated:
+        return UnratedReason.UNRATED_TABLE
+    if game.table.private and not game.table.creator.is_staff:
+        return UnratedReason.PRIVATE_TABLE
+    users = {
+        user.pk: user
+        for user in get_user_model()
+        .objects.filter(pk__in=game.seat_user_ids)
+        .only("pk", "is_bot", "date_joined")
+    }
+    shares = _seat_trustee_shares(game=game)
+    played = sum(
+        _seat_is_played(game=game, user=users.get(user_id), trustee_share=shares[seat])
+        for seat, user_id in enumerate(game.seat_user_ids)
+    )
+    if played < settings.RATING_MIN_PLAYED_SEATS:
+        return UnratedReason.FEW_PLAYERS
+    return None
+
+
+def _seat_is_played(*, game: Game, user: Any, trustee_share: float) -> bool:
+    """A seat measures its player when he made most of its moves himself (at most
+    RATING_MAX_TRUSTEE_SHARE of them on 托管) and he is a bot account (the server's, or an
+    integrator's that staff registered: no player can make one) or an account at least
+    RATING_MIN_ACCOUNT_AGE_HOURS old when the deal began (an account made for the deal is not)."""
+    if user is None or trustee_share > settings.RATING_MAX_TRUSTEE_SHARE:
+        return False
+    age = timedelta(hours=settings.RATING_MIN_ACCOUNT_AGE_HOURS)
+    return user.is_bot or user.date_joined <= game.created_at - age
+
+
+def _seat_trustee_shares(*, game: Game) -> list[float]:
+    """Per seat, the share of its actions in this deal taken on 托管 (by choice, after a timeout, a
+    leave or a ban), read back from the log: each `trustee` event switches a seat, each action row
+    names the seat that acted. A seat that never acted counts by where it ended."""
+    on, acted, on_trustee = [False] * 5, [0] * 5, [0] * 5
+    rows = (
+        Event.objects.filter(game=game)
+        .filter(Q(type="trustee") | Q(action__isnull=False))
+        .order_by("seq")
+        .values_list("type", "data", "action")
+    )
+    for type_, data, action in rows:
+        if action is not None:
+            seat = action[0]
+            acted[seat] += 1
+            on_trustee[seat] += on[seat]
+        if type_ == "trustee":
+            on[data["seat"]] = bool(data["on"])
+    return [
+        on_trustee[seat] / acted[seat] if acted[seat] else float(bool(game.trustee[seat]))
+        for seat in range(5)
+    ]
+
+
 def user_games(*, user_id: int, viewer: Any) -> tuple[bool, Any]:
     """Whether `user_id` is a bot account, and the deals he played as GamePlayer rows (a queryset
     to page, newest first): seen by the player, by the owner of a bot account, and by staff."""
     user = get_user_model().objects.filter(pk=user_id).only("pk", "bot_owner_id", "is_bot").first()
     if user is None:
         raise ApiError(ErrorCode.NOT_FOUND, "No such user.")
-    if viewer.pk != user.pk and viewer.pk != user.bot_owner_id and not viewer.is_staff:
+    if not account_selectors.user_games_visible(user=user, viewer=viewer):
         raise ApiError(
             ErrorCode.PERMISSION_DENIED, "Only the player, his bot's owner and staff see his games."
         )
@@ -326,6 +401,7 @@ def user_games_rows(*, players: list[GamePlayer]) -> list[dict]:
                 "role": (final.get("roles") or [None] * 5)[player.seat] if final else None,
                 "score": final["scores"][player.seat] if final and game.status == GameStatus.OVER else None,
                 "rated": (game.pk, player.user_id) in rated,
+                "unrated_reason": game.unrated_reason or None,
                 "played_by_bot": player.is_bot,
                 "bots": [seat in bot_seats.get(game.pk, ()) for seat in range(5)],
                 "with_bots": bool(bot_seats.get(game.pk)),

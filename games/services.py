@@ -447,20 +447,20 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
 
 
 def game_ratings_update(*, game_id: int) -> bool:
-    """Rate a finished, scored deal (accounts' per-preset openskill ratings); False when there is
-    nothing to do: not over, void, unscored (docs/rules.md §5), or already rated (exactly once per deal)."""
-    game = Game.objects.filter(pk=game_id).select_related("table").first()
-    if game is None or game.status != GameStatus.OVER or game.unscored:
+    """Rate a finished deal (accounts' per-preset openskill ratings) when the rule of
+    docs/matchmaking.md "Rated deals" says so (selectors.game_unrated_reason), exactly once. A deal
+    it judges unrated keeps the reason (`unrated_reason`: the players' history shows it, and the
+    sweep passes it by). False when nothing was rated."""
+    game = Game.objects.filter(pk=game_id).select_related("table__creator").first()
+    if game is None or game.status == GameStatus.RUNNING:
         return False
-    if not game.table.rated:  # matched from unrated tickets (parties): docs/matchmaking.md
+    reason = selectors.game_unrated_reason(game=game)
+    if reason is not None:
+        Game.objects.filter(pk=game.pk, unrated_reason="").update(unrated_reason=reason)
         return False
     outcome = engine.deal_outcome(selectors.game_state(game=game))
-    if not outcome.emperor_side or not outcome.other_side:
-        return False
     # The deal's seating never changes (a player who left is still the one who played his seat).
     user_ids = game.seat_user_ids
-    if any(user_id is None for user_id in user_ids):
-        return False
     emperor_score = sum(outcome.scores[seat] for seat in outcome.emperor_side)
     return account_services.ratings_record_deal(
         game_id=game.pk,
@@ -482,6 +482,7 @@ def games_ratings_sweep(*, older_than: float = 30, within: float = 3600, limit: 
             finished_at__lt=now - timedelta(seconds=older_than),
             finished_at__gte=now - timedelta(seconds=within),
             table__rated=True,
+            unrated_reason="",  # judged and not rated: nothing to make good
         )
         .exclude(pk__in=RatingChange.objects.values("game_id"))
         .order_by("finished_at")

@@ -29,6 +29,7 @@ class TableClosedReason(models.TextChoices):
     TRUSTEE = "trustee", "a seat was on trustee at the end of a deal"
     VOID_LIMIT = "void_limit", "too many void deals in a row"
     ABORTED = "aborted", "a moderator aborted its deal"
+    NO_HUMANS = "no_humans", "only the server's bots were seated at the end of a deal"
 
 
 # docs/rules.md §5 D: the deadlines of a prompt, in play and otherwise, unless a table sets its own.

@@ -289,9 +289,15 @@ def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     if not ended.void and table.deals and table.deals_done >= table.deals:
         return TableClosedReason.FINISHED
     # A void deal is dealt again only to a full table with nobody on trustee, like any next deal.
-    if Seat.objects.filter(table=table).count() < 5:
-        if not table.bots_replace_leavers:
-            return TableClosedReason.PLAYER_LEFT
+    seated = Seat.objects.filter(table=table)
+    if seated.count() < 5 and not table.bots_replace_leavers:
+        return TableClosedReason.PLAYER_LEFT
+    # docs/matchmaking.md "Closing": a table nobody but the server's bots sits at (its last player
+    # left or was removed, and bots replace leavers) deals no more. An integrator's bot plays
+    # through the API for someone, so it counts as a player.
+    if not seated.exclude(user__is_bot=True, user__bot_owner__isnull=True).exists():
+        return TableClosedReason.NO_HUMANS
+    if seated.count() < 5:
         _empty_seats_fill_with_bots(table=table)
     # docs/rules.md §5: a seat on trustee at the end of a deal dissolves the table; a seat whose player left
     # and that a bot now takes over does not.

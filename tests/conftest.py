@@ -50,6 +50,20 @@ def make_user(db):
     return make
 
 
+def established(users) -> None:
+    """Back-date `users` to accounts registered a month ago: a deal they play can be rated
+    (docs/matchmaking.md "Rated deals": an account made for the deal is not counted)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from accounts.models import User
+
+    User.objects.filter(pk__in=[user.pk for user in users]).update(
+        date_joined=timezone.now() - timedelta(days=30)
+    )
+
+
 @pytest.fixture
 def make_client():
     """An API client sending `Authorization: Bearer <token>` when given a token."""

@@ -398,6 +398,16 @@ BOTS_LEVEL = os.environ.get("BOTS_LEVEL", "normal")
 if BOTS_LEVEL not in ("easy", "normal", "hard"):
     raise ImproperlyConfigured(f"BOTS_LEVEL must be easy, normal or hard, not {BOTS_LEVEL!r}")
 
+# Rated deals (docs/matchmaking.md "Rated deals", games.selectors.game_unrated_reason): a scored deal
+# is rated only when at least RATING_MIN_PLAYED_SEATS of its five seats were played: by a bot account,
+# or by an account RATING_MIN_ACCOUNT_AGE_HOURS old when the deal began; either way with at most
+# RATING_MAX_TRUSTEE_SHARE of the seat's actions taken on 托管.
+RATING_MIN_PLAYED_SEATS = int(os.environ.get("RATING_MIN_PLAYED_SEATS", "3"))
+RATING_MIN_ACCOUNT_AGE_HOURS = float(os.environ.get("RATING_MIN_ACCOUNT_AGE_HOURS", "24"))
+RATING_MAX_TRUSTEE_SHARE = float(os.environ.get("RATING_MAX_TRUSTEE_SHARE", "0.5"))
+if not 0 <= RATING_MIN_PLAYED_SEATS <= 5:
+    raise ImproperlyConfigured(f"RATING_MIN_PLAYED_SEATS must be 0 to 5, not {RATING_MIN_PLAYED_SEATS}")
+
 # /api/v1/_bench/... exists only when this is set (bench/api_moves.py).
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 

@@ -8,16 +8,19 @@ from accounts.models import Rating, RatingChange, SideBias
 from games import services as game_services
 from games import tasks
 from games.models import GameStatus
-from tests.conftest import assert_error
+from tests.conftest import assert_error, established
 from tests.games.trustees import finish_with_trustees
 
 pytestmark = pytest.mark.django_db
 
 
 def _scored_deal(make_table):
+    """A scored deal that is rated (docs/matchmaking.md "Rated deals"): established accounts, three
+    of them playing by hand and two on 托管."""
     for seed in range(20):
         setup = make_table(setups=[{"seed": seed}], deals=1)
-        game = finish_with_trustees(setup, humans=(0,))
+        established(setup["users"])
+        game = finish_with_trustees(setup, humans=(0, 1, 2))
         if game.status == GameStatus.OVER:
             return setup, game
     raise AssertionError("no scored deal")
@@ -125,7 +128,7 @@ def test_leaderboard_needs_a_known_preset(make_user, make_client):
 
 
 def test_user_ratings_show_each_preset_with_its_history(make_user, make_client):
-    users = [make_user()[0] for _ in range(5)]
+    users, tokens = zip(*(make_user() for _ in range(5)), strict=True)
     ids = [u.pk for u in users]
     services.ratings_record_deal(
         game_id=7, preset="weihai", emperor_side=ids[:2], other_side=ids[2:], result=1
@@ -133,7 +136,7 @@ def test_user_ratings_show_each_preset_with_its_history(make_user, make_client):
     services.ratings_record_deal(
         game_id=8, preset="weihai", emperor_side=ids[:2], other_side=ids[2:], result=-1
     )
-    _, token = make_user()
+    token = tokens[0]  # his own (to others the history is empty: the test below)
     body = make_client(token).get(f"/api/v1/users/{ids[0]}/ratings").json()
     assert body["user"] == ids[0]
     (weihai,) = body["ratings"]
@@ -191,3 +194,27 @@ def test_the_ratings_sweep_rates_deals_whose_task_was_lost(make_table):
     assert tasks.games_ratings_sweep.run() == 1
     assert RatingChange.objects.filter(game_id=game.pk).count() == 5
     assert game_services.games_ratings_sweep() == 0
+
+
+def test_the_games_behind_a_players_ratings_follow_the_game_lists_privacy(make_user, make_client):
+    """`GET users/{id}/ratings` names the deals behind each change: only those who may read the
+    player's game list (`GET users/{id}/games`: the player, his bot's owner, staff) see them, so a
+    private table's deal is not shown to a stranger through the ratings."""
+    users = [make_user() for _ in range(5)]
+    ids = [user.pk for user, _ in users]
+    services.ratings_record_deal(
+        game_id=7, preset="weihai", emperor_side=ids[:2], other_side=ids[2:], result=1
+    )
+    player = make_client(users[0][1])
+    stranger = make_client(make_user()[1])
+    staff = make_client(make_user(staff=True)[1])
+
+    # The game list refuses a stranger; the ratings show him the rating itself, without its deals.
+    assert_error(stranger.get(f"/api/v1/users/{ids[0]}/games"), 403, "permission_denied")
+    (seen,) = stranger.get(f"/api/v1/users/{ids[0]}/ratings").json()["ratings"]
+    assert seen["deals"] == 1 and seen["mu"] > 25 and seen["history"] == []
+
+    for viewer in (player, staff):
+        assert viewer.get(f"/api/v1/users/{ids[0]}/games").status_code == 200
+        (own,) = viewer.get(f"/api/v1/users/{ids[0]}/ratings").json()["ratings"]
+        assert [change["game"] for change in own["history"]] == [7]

@@ -14,7 +14,7 @@ from matchmaking import services as table_services
 from matchmaking.bots import bot_users_take
 from matchmaking.models import Table
 from tests.api.playing import play_deal
-from tests.conftest import assert_error
+from tests.conftest import assert_error, established
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +69,7 @@ def test_a_table_with_bots_is_marked_in_every_sitters_history(make_user, make_cl
 
 def test_a_finished_deal_shows_role_score_and_rating(make_table):
     made = make_table(preset="weihai", setups=[{"seed": 11}])
+    established(made["users"])  # a deal of accounts made for it is not rated
     game = play_deal(made["clients"], made["game"], random.Random(5))
     final = Game.objects.get(pk=game.pk).final
     assert game.status == "over" and not game.unscored

@@ -1,7 +1,12 @@
 """Finishing deals quickly through the service path: seats on 托管 plus "humans" who play the default
-action by hand (used by the timer, penalty and rating tests)."""
+action by hand, and bots acting as their task does (used by the timer, penalty, rating and table
+tests)."""
 
-from games import engine, selectors, services
+from datetime import timedelta
+
+from django.utils import timezone
+
+from games import actions, engine, selectors, services, tasks
 from games.models import Game, GameStatus
 
 
@@ -51,3 +56,30 @@ def finish_with_trustees(setup, humans=(0,)) -> Game:
         if seat not in humans:
             assert set_trustee(setup, seat, True).status_code == 200
     return _play_out(setup, humans)
+
+
+def deal_played_out(game_id: int, playing: dict[int, object]) -> Game:
+    """Drive one deal to its end as the server would: the `playing` seats move by hand (the default
+    action, through the API), bots act as their task does, trustee seats as the auto-play task does,
+    and a prompted seat nobody plays times out at its deadline."""
+    for _ in range(3000):
+        game = Game.objects.select_related("table").get(pk=game_id)
+        if game.status != GameStatus.RUNNING:
+            return game
+        state = selectors.game_state(game=game)
+        prompted = engine.to_act(state)
+        by_hand = [seat for seat in prompted if seat in playing and not game.trustee[seat]]
+        if by_hand:
+            action = engine.action_to_dict(engine.trustee_action(state, by_hand[0]))
+            response = playing[by_hand[0]].post(
+                f"/api/v1/games/{game_id}/actions", {k: v for k, v in action.items() if v}, format="json"
+            )
+            assert response.status_code == 200, response.json()
+        elif actions.bot_seats_prompted(game=game, state=state):
+            assert services.game_bots_act(game_id=game_id, version=game.version)
+        elif all(game.trustee[seat] for seat in prompted):
+            assert services.game_trustee_autoplay(game_id=game_id, version=game.version)
+        else:
+            Game.objects.filter(pk=game_id).update(deadline=timezone.now() - timedelta(seconds=5))
+            assert tasks.game_deadline_expire.run(game_id=game_id, version=game.version)
+    raise AssertionError("the deal did not end")

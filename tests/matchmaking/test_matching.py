@@ -399,8 +399,10 @@ def test_deals_at_a_table_matched_from_unrated_tickets_are_not_rated(rated, make
     from accounts.models import RatingChange
     from games import services as game_services
     from tests.api.playing import play_deal
+    from tests.conftest import established
 
     setup = make_table()
+    established(setup["users"])  # a deal of accounts made for it is not rated
     Table.objects.filter(pk=setup["table"]).update(rated=rated)
     game = play_deal(setup["clients"], setup["game"], random.Random(3))
     assert game.status == GameStatus.OVER
