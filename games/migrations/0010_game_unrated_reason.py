@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0008_bots_due_at'),
+        ('games', '0009_service_heartbeat'),
     ]
 
     operations = [
