@@ -89,6 +89,13 @@ class UserAdmin(DjangoUserAdmin):
             readonly += ["is_staff", "is_superuser", "groups", "user_permissions"]
         return readonly
 
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A user's row is referenced by the tables he created, his seats and other players' deals and
+        # feeds: deleting it would take other players' games with it (a table cascades from its
+        # creator) or fail at commit. Moderators deactivate or ban (docs/moderation.md); a user who
+        # wants to go deletes his own account, which keeps the records under an anonymous name.
+        return False
+
 
 @admin.register(Sanction)
 class SanctionAdmin(ReadOnlyAdmin):

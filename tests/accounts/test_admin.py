@@ -73,3 +73,28 @@ def test_the_admin_sign_in_page_shares_the_api_lock_out(client, make_client, set
         "/api/v1/auth/token", {"username": "root", "password": "correct-horse-9"}, format="json"
     )
     assert api.status_code == 429
+
+
+def test_no_one_deletes_a_user_in_the_admin_not_even_a_superuser(make_table):
+    """Deleting a user's row would take the tables he created, and every other player's deals at them,
+    with it: the admin offers deactivation and bans instead."""
+    from django.test import Client
+
+    from accounts.models import User
+    from games.models import Game
+    from matchmaking.models import Table
+
+    setup = make_table()
+    creator = Table.objects.get(pk=setup["table"]).creator
+    superuser = User.objects.create_superuser(username="root-admin", password="correct-horse-9")
+    browser = Client()
+    browser.force_login(superuser)
+
+    assert browser.get(f"/admin/accounts/user/{creator.pk}/delete/").status_code == 403
+    assert browser.post(f"/admin/accounts/user/{creator.pk}/delete/", {"post": "yes"}).status_code == 403
+    listed = browser.get("/admin/accounts/user/")
+    assert listed.status_code == 200 and b"delete_selected" not in listed.content
+    browser.post("/admin/accounts/user/", {"action": "delete_selected", "_selected_action": [creator.pk]})
+
+    assert User.objects.filter(pk=creator.pk).exists()
+    assert Table.objects.filter(pk=setup["table"]).exists() and Game.objects.filter(pk=setup["game"]).exists()
