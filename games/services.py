@@ -352,8 +352,18 @@ def _deadline_expire_locked(*, work: GameWork) -> bool:
             work=work, rows=actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
         )
     timed_out = [seat for seat in seats if not game.trustee[seat]]
+    # A prompt with one legal answer (不表态 where nothing else is allowed, a forced decline or call) is
+    # answered for the seat, which stays off 托管: ignoring a question without a choice costs nothing
+    # (docs/rules.md §5). It was still asked and still timed out, so its timing told nobody anything.
+    forced = [seat for seat in timed_out if len(engine.legal_actions(state, seat)) == 1]
+    for seat in forced:
+        if seat in engine.to_act(state):
+            (answer,) = engine.legal_actions(state, seat)
+            state = actions.action_record(work=work, seat=seat, state=state, action=answer)
+    prompted = engine.to_act(state)
     for seat in timed_out:
-        actions.trustee_switch(work=work, seat=seat, on=True)
+        if seat not in forced and seat in prompted:
+            actions.trustee_switch(work=work, seat=seat, on=True)
     if timed_out:
         metrics.record_timeout(preset=game.preset, seats=len(timed_out))
     metrics.record_timer_lateness((timezone.now() - game.deadline).total_seconds())

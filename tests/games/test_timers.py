@@ -225,3 +225,45 @@ def test_a_lost_auto_play_task_is_made_good_at_the_deadline(make_table):
     # Nobody timed out: the seats were on trustee already; the chain simply went on.
     assert Event.objects.filter(game=game, type="timeout").count() == timeouts
     assert game.trustee_entries == [1] * 5
+
+
+def _to_prompt_with_one_answer(setup) -> tuple[Game, int]:
+    """Play the default answers until a prompted seat has exactly one legal action."""
+    for _ in range(40):
+        game = _game(setup["game"])
+        state = selectors.game_state(game=game)
+        seats = engine.to_act(state)
+        single = [seat for seat in seats if len(engine.legal_actions(state, seat)) == 1]
+        if single:
+            return game, single[0]
+        seat = seats[0]
+        action = engine.action_to_dict(engine.trustee_action(state, seat))
+        response = setup["clients"][seat].post(
+            f"/api/v1/games/{game.pk}/actions", {k: v for k, v in action.items() if v}, format="json"
+        )
+        assert response.status_code == 200, response.json()
+    raise AssertionError("no prompt with a single legal answer")
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("campus", 1), ("lianzhong_classic", 1), ("wuren", 1)])
+def test_a_timed_out_prompt_with_one_legal_answer_is_answered_without_trustee(make_table, preset, seed):
+    """docs/rules.md §5: a seat whose only answer was forced is not put on 托管 for ignoring it; a seat
+    asked in the same window that had a choice is."""
+    setup = make_table(preset=preset, setups=[{"seed": seed}])
+    game, seat = _to_prompt_with_one_answer(setup)
+    state = selectors.game_state(game=game)
+    asked = engine.to_act(state)
+    (only,) = engine.legal_actions(state, seat)
+    with_choice = [other for other in asked if len(engine.legal_actions(state, other)) > 1]
+    entries = list(game.trustee_entries)
+    game = _overdue(game.pk)
+
+    assert services.game_deadline_expire(game_id=game.pk, version=game.version) is True
+
+    after = _game(game.pk)
+    assert after.trustee[seat] is False and after.trustee_entries[seat] == entries[seat]
+    assert all(after.trustee[other] for other in with_choice)
+    assert Event.objects.filter(game=game, type="timeout").count() == 1
+    later = Event.objects.filter(game=game, version__gt=game.version, action__isnull=False).order_by("seq")
+    answered = [row.action[1] for row in later if row.action[0] == seat]
+    assert answered[:1] == [engine.action_to_dict(only)]
