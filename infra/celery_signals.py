@@ -25,6 +25,17 @@ def _setup_logging(loglevel=None, **kwargs) -> None:
     # A receiver here keeps Celery from installing its own handlers: every process logs the same way
     # (JSON in production), at the level given on the command line.
     logging.config.dictConfig(logging_config(level=loglevel or settings.LOG_LEVEL, fmt=settings.LOG_FORMAT))
+    logging.captureWarnings(True)
+
+
+@signals.celeryd_init.connect
+def _warnings_through_logging(**extra) -> None:
+    """Before the worker checks its privileges (Celery's warning when it runs as root comes next,
+    before its logging is set up): our logging, and Python warnings as log records of `py.warnings`,
+    as Django's logging set-up makes them in the serving roles. In JSON mode every line a worker
+    writes on stderr is JSON (docs/deploy.md "Logs")."""
+    logging.config.dictConfig(logging_config(level=settings.LOG_LEVEL, fmt=settings.LOG_FORMAT))
+    logging.captureWarnings(True)
 
 
 @signals.task_prerun.connect

@@ -252,7 +252,10 @@ SPECTACULAR_SETTINGS = {
 # Celery (config/celery.py). Without a broker URL, kombu's filesystem transport keeps a newcomer's
 # machine free of servers.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-if CELERY_BROKER_URL == "filesystem://":
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    # The folders have no host; naming one spares the "No hostname was supplied" warning kombu would
+    # print at every start.
+    CELERY_BROKER_URL = "filesystem://localhost/"
     # kombu's transport with atomic writes: its own can hand a worker a half-written message.
     CELERY_BROKER_TRANSPORT = "infra.filesystem_broker:Transport"
     _celery_dir = VAR_DIR / "celery"

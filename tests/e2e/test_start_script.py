@@ -121,3 +121,8 @@ def test_a_newcomer_alone_gets_a_table_of_bots_and_plays_a_deal(started_server):
         raise AssertionError("the deal did not end:\n" + log_path.read_text(errors="replace")[-3000:])
     status, final = api.call("GET", f"/games/{game_id}/final")
     assert status == 200 and len(final["scores"]) == 5 and final["hands"]
+    # What the newcomer's terminal showed: a line per step, and no warning or stack trace among them
+    # (Celery's root warning, kombu's missing host, a request logged twice were all there once).
+    printed = [line for line in log_path.read_text(errors="replace").splitlines() if line.strip()]
+    assert [line for line in printed if not line.startswith("baohuang: ")] == [], printed
+    assert printed[-1].startswith("baohuang: play in your browser at http://127.0.0.1:"), printed
