@@ -96,7 +96,7 @@ class AuthRegisterApi(_AuthEndpoint):
             "A new registered account and its first login token. Sent with a guest's token "
             "(`Authorization: Bearer …`) it is refused, `400 invalid_request` with `extra.upgrade`: "
             "`POST auth/upgrade` keeps the guest's games, ratings, seats and tickets, which a second "
-            'account would leave behind (docs/client-guide.md "Accounts").'
+            'account would leave behind (docs/client-guide.md §11).'
         ),
         responses={
             201: AuthUserTokenOutputSerializer,
