@@ -4,8 +4,11 @@ running seat plays on in 托管, his waiting ticket is cancelled; sanctions, rep
 survive."""
 
 import random
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
+from oauth2_provider.models import get_access_token_model, get_application_model, get_refresh_token_model
 
 from accounts.models import (
     AuthToken,
@@ -187,3 +190,50 @@ def test_an_integrators_bots_are_deleted_with_him(make_client, make_user):
     bot = User.objects.get(pk=made.json()["user"]["id"])
     assert not bot.is_active and bot.username == f"deleted-{bot.pk}"
     assert_error(make_client(made.json()["token"]).get("/api/v1/me"), 401, "not_authenticated")
+
+
+def test_an_apps_oauth_token_stops_working_and_his_own_apps_are_gone(make_client, make_user):
+    user, token = make_user()
+    developer, _ = make_user()
+    app = get_application_model().objects.create(
+        name="club app",
+        user=developer,
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:8765/cb",
+    )
+    get_access_token_model().objects.create(
+        user=user,
+        application=app,
+        token="oauth-of-the-player",
+        scope="read",
+        expires=timezone.now() + timedelta(hours=1),
+    )
+    refresh = get_refresh_token_model().objects.create(
+        user=user, application=app, token="refresh-of-the-player"
+    )
+    his_app = get_application_model().objects.create(
+        name="his app",
+        user=user,
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:8765/cb",
+    )
+    assert make_client("oauth-of-the-player").get("/api/v1/me").status_code == 200
+
+    assert _delete(make_client(token)).status_code == 204
+
+    assert_error(make_client("oauth-of-the-player").get("/api/v1/me"), 401, "not_authenticated")
+    assert not get_refresh_token_model().objects.filter(pk=refresh.pk).exists()
+    assert not get_application_model().objects.filter(pk=his_app.pk).exists()
+    assert get_application_model().objects.filter(pk=app.pk).exists()  # the developer's
+
+
+def test_a_deleted_account_is_not_on_the_leaderboard_even_if_rated_later(make_client, make_user):
+    user, token = make_user()
+    _, other_token = make_user()
+    assert _delete(make_client(token)).status_code == 204
+    # A deal he was in when he deleted the account is rated after it ends.
+    Rating.objects.create(user=user, preset="weihai", mu=40, sigma=2, ordinal=34.0)
+    board = make_client(other_token).get("/api/v1/ratings/leaderboard?preset=weihai").json()
+    assert [entry["user"] for entry in board["entries"]] == []
