@@ -1,11 +1,12 @@
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.authentication import get_authorization_header
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors, services, throttles
+from accounts import account_services, selectors, services, throttles
 from accounts.models import SanctionKind
 from accounts.usernames import username_normalize
 from games.engine.rules import PRESETS
@@ -38,9 +39,26 @@ class UsernameField(serializers.RegexField):
         return super().to_internal_value(data)
 
 
+def device_field() -> serializers.CharField:
+    return serializers.CharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text=(
+            "A name for this device (\"Li Hua's phone\"), shown in `GET auth/tokens` to tell "
+            "sessions apart."
+        ),
+    )
+
+
 class AuthCredentialsInputSerializer(StrictInputSerializer):
     username = UsernameField()
     password = serializers.CharField(max_length=128, trim_whitespace=False)
+    device = device_field()
+
+
+class AuthGuestInputSerializer(StrictInputSerializer):
+    device = device_field()
 
 
 class AuthUserTokenOutputSerializer(serializers.Serializer):
@@ -79,6 +97,12 @@ class AuthRegisterApi(_AuthEndpoint):
         tags=["auth"],
         auth=[],
         request=AuthCredentialsInputSerializer,
+        description=(
+            "A new registered account and its first login token. Sent with a guest's token "
+            "(`Authorization: Bearer …`) it is refused, `400 invalid_request` with `extra.upgrade`: "
+            "`POST auth/upgrade` keeps the guest's games, ratings, seats and tickets, which a second "
+            'account would leave behind (docs/client-guide.md §11).'
+        ),
         responses={
             201: AuthUserTokenOutputSerializer,
             **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.THROTTLED),
@@ -96,6 +120,7 @@ class AuthRegisterApi(_AuthEndpoint):
         ],
     )
     def post(self, request):
+        services.register_refuse_guest(authorization=get_authorization_header(request))
         data = AuthCredentialsInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user, key = services.user_register(**data.validated_data)
@@ -135,7 +160,7 @@ class AuthGuestApi(_AuthEndpoint):
         operation_id="auth_guest",
         tags=["auth"],
         auth=[],
-        request=None,
+        request=AuthGuestInputSerializer,
         responses={
             201: AuthUserTokenOutputSerializer,
             **error_responses(ErrorCode.INVALID_REQUEST, ErrorCode.THROTTLED),
@@ -153,8 +178,9 @@ class AuthGuestApi(_AuthEndpoint):
         ],
     )
     def post(self, request):
-        refuse_body_fields(request)
-        user, key = services.user_register_guest()
+        data = AuthGuestInputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        user, key = services.user_register_guest(**data.validated_data)
         return Response(
             {"user": UserOutputSerializer(user).data, "token": key}, status=status.HTTP_201_CREATED
         )
@@ -250,8 +276,24 @@ class MeRestrictionsApi(APIView):
         return Response({"sanctions": SanctionOutputSerializer(sanctions, many=True).data})
 
 
+class MeDeleteInputSerializer(StrictInputSerializer):
+    password = serializers.CharField(
+        max_length=128,
+        trim_whitespace=False,
+        required=False,
+        help_text="The account's password; a guest, who has none, sends none.",
+    )
+
+
 class MeApi(APIView):
+    # Reading one's own account and deleting it are rights a ban does not take away.
     allowed_while_banned = True
+
+    def get_throttles(self):
+        # Deleting checks a password: limited per address like the sign-in.
+        if self.request.method == "DELETE":
+            return [throttles.AuthAddressThrottle()]
+        return super().get_throttles()
 
     @extend_schema(
         operation_id="me",
@@ -261,6 +303,40 @@ class MeApi(APIView):
     )
     def get(self, request):
         return Response(UserOutputSerializer(request.user).data)
+
+    @extend_schema(
+        operation_id="me_delete",
+        summary="Delete my account",
+        tags=["auth"],
+        request=MeDeleteInputSerializer,
+        responses={
+            204: None,
+            **error_responses(
+                ErrorCode.INVALID_REQUEST,
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.THROTTLED,
+                banned=False,
+            ),
+        },
+        examples=[OpenApiExample("delete", value={"password": "s3cret-pass"}, request_only=True)],
+        description=(
+            "Deletes your account (docs/client-guide.md \"Your data\"), with the account's "
+            "`password` (a wrong one counts toward the sign-in lock-out); a guest, who has no "
+            "password, sends none. Every token ends, OAuth ones too; the name is freed (the account "
+            "becomes `deleted-<id>`); waiting tickets are cancelled and every table left (a running "
+            "deal goes on with the seat in 托管); finished deals keep their records under that name. "
+            "Sanctions, reports and the audit log are kept. A login token only (`403 "
+            "permission_denied` otherwise). Allowed while banned."
+        ),
+    )
+    def delete(self, request):
+        data = MeDeleteInputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        account_services.account_delete(
+            user=request.user, credential=request.auth, password=data.validated_data.get("password")
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # The engine is a pure library (no app): naming its presets keeps accounts free of the games app.

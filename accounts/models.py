@@ -81,6 +81,9 @@ class AuthToken(models.Model):
     key_hash = models.CharField(max_length=64, unique=True)
     kind = models.CharField(max_length=16, choices=TokenKind.choices, default=TokenKind.LOGIN)
     name = models.CharField(max_length=100, blank=True)
+    # A login token's device, as the client named it at sign-in (`device`): how its owner tells his
+    # sessions apart in `GET auth/tokens` and revokes the one of a lost phone.
+    device = models.CharField(max_length=100, blank=True)
     prefix = models.CharField(max_length=16, blank=True)
     scopes = models.JSONField(null=True, blank=True, help_text="Empty: every scope the user may have.")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="auth_tokens")
@@ -246,6 +249,9 @@ class ModerationActionKind(models.TextChoices):
     # A sanction or revoke the rules refused (docs/moderation.md "Who may sanction whom"); `details`
     # says what was attempted and why it was refused.
     REFUSED = "refused"
+    # A player deleted his own account (DELETE me, docs/client-guide.md "Accounts"): the moderator
+    # column names the account itself; `details` says what was erased and what kept.
+    ACCOUNT_DELETE = "account_delete"
 
 
 class ModerationAction(models.Model):

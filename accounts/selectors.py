@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from accounts import token_cache
+from accounts import account_hooks, token_cache
 from accounts.models import (
     AuthToken,
     ModerationAction,
@@ -126,8 +126,12 @@ def moderation_actions(
 
 def rating_leaderboard(*, preset: str, limit: int = 100) -> list[Rating]:
     """The preset's players by ordinal (mu - 3 sigma), best first."""
+    # A deleted account (accounts/account_services.py) leaves the board, even if a deal it was in
+    # when it was deleted rates it afterwards.
     return list(
-        Rating.objects.filter(preset=preset).select_related("user").order_by("-ordinal", "user_id")[:limit]
+        Rating.objects.filter(preset=preset, user__is_active=True)
+        .select_related("user")
+        .order_by("-ordinal", "user_id")[:limit]
     )
 
 
@@ -161,3 +165,27 @@ def personal_tokens(*, user: User) -> list[AuthToken]:
             user=user, kind=TokenKind.PERSONAL, revoked_at__isnull=True, expires_at__gt=timezone.now()
         ).order_by("-created_at", "-id")
     )
+
+
+def login_sessions(*, user: User) -> list[AuthToken]:
+    """The user's login tokens that still work (his signed-in devices), newest first."""
+    return list(
+        AuthToken.objects.filter(
+            user=user, kind=TokenKind.LOGIN, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        ).order_by("-created_at", "-id")
+    )
+
+
+def account_export(*, user: User) -> dict:
+    """`GET me/export` (docs/client-guide.md "Your data"): what the server keeps about the user.
+    The sections of the other apps (games, penalties, reports, tickets) come from their hooks
+    (accounts/account_hooks.py). Tokens are described, never their secrets or hashes."""
+    return {
+        "profile": user,
+        "ratings": list(Rating.objects.filter(user=user).order_by("preset")),
+        "rating_changes": list(RatingChange.objects.filter(user=user).order_by("created_at", "id")),
+        "sanctions": list(Sanction.objects.filter(user=user).order_by("created_at", "id")),
+        "tokens": list(AuthToken.objects.filter(user=user).order_by("created_at", "id")),
+        "webhooks": list(user.webhooks.order_by("created_at", "id")),
+        **account_hooks.account_export_run(user_id=user.pk),
+    }

@@ -8,8 +8,10 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from rest_framework.exceptions import AuthenticationFailed
 
 from accounts import selectors, throttles, token_cache
+from accounts.authentication import bearer_key
 from accounts.feed import feed_append
 from accounts.models import (
     AuthToken,
@@ -37,16 +39,20 @@ from infra.api.errors import ApiError, ErrorCode
 from infra.timestamps import utc_iso
 
 
-def token_create(*, user: User) -> str:
-    """Issue a new token and return its key; the key itself is never stored."""
+def token_create(*, user: User, device: str = "") -> str:
+    """Issue a new login token and return its key; the key itself is never stored. `device` is the
+    name the client gave its device at sign-in (listed by `GET auth/tokens`)."""
     key = AuthToken.new_key()
     AuthToken.objects.create(
-        user=user, key_hash=AuthToken.hash_key(key), expires_at=timezone.now() + selectors.token_ttl()
+        user=user,
+        device=device,
+        key_hash=AuthToken.hash_key(key),
+        expires_at=timezone.now() + selectors.token_ttl(),
     )
     return key
 
 
-def _username_taken() -> ApiError:
+def username_taken_error() -> ApiError:
     return ApiError(
         ErrorCode.INVALID_REQUEST, "That username is taken.", extra={"fields": {"username": ["taken"]}}
     )
@@ -68,35 +74,64 @@ def _username_check_look_alikes(*, username: str) -> None:
         raise _username_too_similar()
 
 
-def user_register(*, username: str, password: str) -> tuple[User, str]:
-    username = username_normalize(username)
+def password_check_strength(*, password: str, user: User | None = None, field: str = "password") -> None:
+    """Django's password validators (AUTH_PASSWORD_VALIDATORS), as `400 invalid_request` on `field`."""
+    try:
+        validate_password(password, user=user)
+    except DjangoValidationError as exc:
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, "The password is too weak.",
+            extra={"fields": {field: exc.messages}}
+        ) from exc
+
+
+def username_check_new(*, username: str) -> None:
+    """The rules a chosen name obeys (registration, a guest's upgrade): not reserved, not taken in
+    any spelling, not a look-alike of another user's or a reserved name. `username` is normalised."""
     if username_is_reserved(username):
         raise ApiError(
             ErrorCode.INVALID_REQUEST,
             "Names starting with guest- are kept for guest accounts.",
             extra={"fields": {"username": ["reserved"]}},
         )
-    try:
-        validate_password(password)
-    except DjangoValidationError as exc:
-        raise ApiError(
-            ErrorCode.INVALID_REQUEST, "The password is too weak.",
-            extra={"fields": {"password": exc.messages}}
-        ) from exc
     if selectors.user_by_username(username=username) is not None:
-        raise _username_taken()
+        raise username_taken_error()
     _username_check_look_alikes(username=username)
+
+
+def user_register(*, username: str, password: str, device: str = "") -> tuple[User, str]:
+    username = username_normalize(username)
+    username_check_new(username=username)
+    password_check_strength(password=password)
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password)
-            key = token_create(user=user)
+            key = token_create(user=user, device=device)
     except IntegrityError as exc:
         # The same name in another case, registered between the check and the insert.
-        raise _username_taken() from exc
+        raise username_taken_error() from exc
     return user, key
 
 
-def user_register_guest() -> tuple[User, str]:
+def register_refuse_guest(*, authorization: bytes) -> None:
+    """`POST auth/register` sent with a guest's token would make a second account and leave the
+    guest's games, ratings, seats and tickets behind: it is refused, naming `POST auth/upgrade`,
+    which keeps them. Any other `Authorization` header is ignored: registration takes no token."""
+    try:
+        key = bearer_key(authorization)
+    except AuthenticationFailed:
+        return
+    token = selectors.token_get_active(key=key) if key else None
+    if token is not None and token.user.is_guest:
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST,
+            "This is a guest's token: POST auth/upgrade makes this guest a registered player and keeps "
+            "his games; registering would make a second account.",
+            extra={"upgrade": "/api/v1/auth/upgrade"},
+        )
+
+
+def user_register_guest(*, device: str = "") -> tuple[User, str]:
     username = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
     # A guest's name is the server's; it still may not look like an account's (one made before the
     # look-alike rule could hold `guеst-…`): draw again in that rare case.
@@ -106,11 +141,11 @@ def user_register_guest() -> tuple[User, str]:
         user = User(username=username, is_guest=True)
         user.set_unusable_password()
         user.save()
-        key = token_create(user=user)
+        key = token_create(user=user, device=device)
     return user, key
 
 
-def token_obtain(*, username: str, password: str) -> str:
+def token_obtain(*, username: str, password: str, device: str = "") -> str:
     """Sign in. After LOGIN_FAILURES_MAX wrong passwords for one account within the window, its
     logins answer 429 without the password being checked, from whatever address they come."""
     username = username_normalize(username)
@@ -123,7 +158,7 @@ def token_obtain(*, username: str, password: str) -> str:
     ban = selectors.sanction_active(user_id=user.pk, kinds=[SanctionKind.BAN])
     if ban is not None:
         raise selectors.banned_error(sanction=ban)
-    return token_create(user=user)
+    return token_create(user=user, device=device)
 
 
 def token_revoke(*, token) -> None:
@@ -215,16 +250,6 @@ def personal_token_mint(
         expires_in_days=expires_in_days,
         granted=scopes_granted(user=user, auth=credential),
     )
-
-
-def personal_token_revoke(*, user: User, token_id: int) -> None:
-    tokens = AuthToken.objects.filter(
-        pk=token_id, user=user, kind=TokenKind.PERSONAL, revoked_at__isnull=True
-    )
-    token_cache.forget(tokens.values_list("key_hash", flat=True))
-    if not tokens.update(revoked_at=timezone.now()):
-        raise ApiError(ErrorCode.NOT_FOUND, "No such token.")
-    wakeups.publish_access(user_ids=[user.pk])
 
 
 def moderation_action_record(
@@ -502,7 +527,7 @@ def bot_register(*, username: str, owner: User) -> tuple[User, str]:
     and plays with the personal token returned here (scopes read, play, tables), like any player."""
     username = username_normalize(username)
     if username_is_reserved(username) or selectors.user_by_username(username=username) is not None:
-        raise _username_taken()
+        raise username_taken_error()
     _username_check_look_alikes(username=username)
     if owner.is_bot:
         raise ApiError(ErrorCode.INVALID_REQUEST, "A bot cannot own bots.", extra={"owner": ["is a bot"]})
@@ -519,5 +544,5 @@ def bot_register(*, username: str, owner: User) -> tuple[User, str]:
                 granted=BOT_SCOPES,
             )
     except IntegrityError as exc:
-        raise _username_taken() from exc
+        raise username_taken_error() from exc
     return user, key

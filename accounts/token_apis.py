@@ -1,4 +1,6 @@
-"""Personal access tokens (docs/integrations.md): `POST/GET auth/tokens`, `DELETE auth/tokens/{id}`."""
+"""Personal access tokens (docs/integrations.md): `POST/GET auth/tokens`, `DELETE auth/tokens/{id}`;
+the list and the revocation cover login tokens too, each a signed-in device (docs/client-guide.md
+"Accounts")."""
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
@@ -7,7 +9,8 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors, services
+from accounts import account_services, selectors, services
+from accounts.models import AuthToken
 from accounts.scopes import Scope
 from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
@@ -33,14 +36,43 @@ class PersonalTokenOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True)
+    current = serializers.SerializerMethodField(help_text="This request was made with this token.")
+
+    def get_current(self, token) -> bool:
+        return _is_current(token, self.context)
+
+
+def _is_current(token: AuthToken, context: dict) -> bool:
+    credential = context.get("credential")
+    return isinstance(credential, AuthToken) and credential.pk == token.pk
 
 
 class PersonalTokenCreatedOutputSerializer(PersonalTokenOutputSerializer):
     token = serializers.CharField(help_text="The secret; shown in this answer only.")
 
 
+class LoginSessionOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="Revoke it with `DELETE auth/tokens/{id}`.")
+    device = serializers.CharField(help_text="The `device` name given at sign-in; empty if none was.")
+    created_at = serializers.DateTimeField(help_text="Signed in at.")
+    last_used_at = serializers.SerializerMethodField(
+        help_text="Last used, to within a day (written at most daily); the sign-in itself counts."
+    )
+    expires_at = serializers.DateTimeField(help_text="Moves forward with use (TOKEN_TTL_DAYS).")
+    current = serializers.SerializerMethodField(help_text="This request was made with this token.")
+
+    def get_last_used_at(self, token) -> str:
+        return serializers.DateTimeField().to_representation(token.last_used_at or token.created_at)
+
+    def get_current(self, token) -> bool:
+        return _is_current(token, self.context)
+
+
 class PersonalTokenListOutputSerializer(serializers.Serializer):
-    tokens = PersonalTokenOutputSerializer(many=True)
+    tokens = PersonalTokenOutputSerializer(many=True, help_text="Personal access tokens that still work.")
+    sessions = LoginSessionOutputSerializer(
+        many=True, help_text="Login tokens that still work: each a signed-in device, newest first."
+    )
 
 
 _TOKEN_EXAMPLE = {
@@ -51,6 +83,15 @@ _TOKEN_EXAMPLE = {
     "created_at": "2026-12-01T03:00:00Z",
     "expires_at": "2027-03-01T03:00:00Z",
     "last_used_at": None,
+    "current": False,
+}
+_SESSION_EXAMPLE = {
+    "id": 12,
+    "device": "Li Hua's phone",
+    "created_at": "2026-12-01T03:00:00Z",
+    "last_used_at": "2026-12-05T08:00:00Z",
+    "expires_at": "2027-01-04T08:00:00Z",
+    "current": True,
 }
 
 
@@ -102,34 +143,55 @@ class AuthTokensApi(APIView):
             scopes=data.validated_data["scopes"],
             expires_in_days=data.validated_data.get("expires_in_days"),
         )
-        body = {**PersonalTokenOutputSerializer(token).data, "token": key}
+        created = PersonalTokenOutputSerializer(token, context={"credential": request.auth}).data
+        body = {**created, "token": key}
         return Response(body, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         operation_id="auth_tokens_list",
+        summary="List personal access tokens and sessions",
         tags=["auth"],
         responses={200: PersonalTokenListOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
         examples=[
             OpenApiExample(
-                "tokens", value={"tokens": [_TOKEN_EXAMPLE]}, response_only=True, status_codes=["200"]
+                "tokens",
+                value={"tokens": [_TOKEN_EXAMPLE], "sessions": [_SESSION_EXAMPLE]},
+                response_only=True,
+                status_codes=["200"],
             )
         ],
-        description="Your personal access tokens that still work (never their secrets).",
+        description=(
+            "Your credentials that still work, never their secrets: `tokens`, your personal access "
+            "tokens; `sessions`, your login tokens (one per signed-in device, with its `device` name). "
+            "`current` marks the one this request was made with. OAuth apps' tokens are not listed."
+        ),
     )
     def get(self, request):
+        context = {"credential": request.auth}
         tokens = selectors.personal_tokens(user=request.user)
-        return Response({"tokens": PersonalTokenOutputSerializer(tokens, many=True).data})
+        sessions = selectors.login_sessions(user=request.user)
+        return Response(
+            {
+                "tokens": PersonalTokenOutputSerializer(tokens, many=True, context=context).data,
+                "sessions": LoginSessionOutputSerializer(sessions, many=True, context=context).data,
+            }
+        )
 
 
 class AuthTokenDetailApi(APIView):
     @extend_schema(
         operation_id="auth_tokens_delete",
+        summary="Revoke a personal access token or a session",
         tags=["auth"],
         parameters=[OpenApiParameter("token_id", OpenApiTypes.INT, OpenApiParameter.PATH)],
         request=None,
         responses={204: None, **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.NOT_FOUND)},
-        description="Revoke one of your personal access tokens; it stops working at once.",
+        description=(
+            "Revoke one of your tokens, a personal access token or a login token (a session of "
+            "`sessions`: the lost phone's), by its `id`; it stops working at once, your other "
+            "sessions stay. Revoking the `current` one signs this device out, as `auth/logout` does."
+        ),
     )
     def delete(self, request, token_id: int):
-        services.personal_token_revoke(user=request.user, token_id=token_id)
+        account_services.session_revoke(user=request.user, token_id=token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from accounts import apis, bot_apis, feed_apis, token_apis
+from accounts import account_apis, apis, bot_apis, feed_apis, token_apis
 from accounts.webhooks import apis as webhook_apis
 from infra.api import converters  # noqa: F401 - registers <id:...> and <seat:...>
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("auth/register", apis.AuthRegisterApi.as_view(), name="auth-register"),
     path("auth/token", apis.AuthTokenApi.as_view(), name="auth-token"),
     path("auth/guest", apis.AuthGuestApi.as_view(), name="auth-guest"),
+    path("auth/upgrade", account_apis.AuthUpgradeApi.as_view(), name="auth-upgrade"),
     path("auth/logout", apis.AuthLogoutApi.as_view(), name="auth-logout"),
     path("auth/logout-all", apis.AuthLogoutAllApi.as_view(), name="auth-logout-all"),
     path("auth/tokens", token_apis.AuthTokensApi.as_view(), name="auth-tokens"),
@@ -26,6 +27,8 @@ urlpatterns = [
     ),
     path("bots", bot_apis.BotCreateApi.as_view(), name="bots"),
     path("me", apis.MeApi.as_view(), name="me"),
+    path("me/password", account_apis.MePasswordApi.as_view(), name="me-password"),
+    path("me/export", account_apis.MeExportApi.as_view(), name="me-export"),
     path("me/restrictions", apis.MeRestrictionsApi.as_view(), name="me-restrictions"),
     path("me/events", feed_apis.MeEventsApi.as_view(), name="me-events"),
     path("ratings/leaderboard", apis.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),

@@ -24,6 +24,9 @@ GUEST_PREFIX = "guest-"
 # depends on accounts, not the other way round).
 BOT_PREFIX = "bot-"
 BOT_HEX_DIGITS = 10
+# A deleted account keeps its row under `deleted-<id>` (accounts/account_services.py): the prefix is
+# nobody's to choose, so that no player passes for a deleted one, nor takes the name a tombstone needs.
+DELETED_PREFIX = "deleted-"
 
 
 def username_normalize(username: str) -> str:
@@ -67,19 +70,19 @@ def username_skeletons(username: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def _reserved_patterns() -> tuple[str, re.Pattern]:
-    """The skeletons of the reserved names: the guest prefix, and the bots' name as a pattern over the
-    skeletons of its hex digits (`0` looks like `o`, `1` like `l`)."""
+def _reserved_patterns() -> tuple[tuple[str, ...], re.Pattern]:
+    """The skeletons of the reserved names: the guest and deleted-account prefixes, and the bots' name
+    as a pattern over the skeletons of its hex digits (`0` looks like `o`, `1` like `l`)."""
     digits = sorted({username_skeleton(digit) for digit in string.hexdigits})
     digit = "|".join(map(re.escape, digits))
     bot_name = re.compile(f"{re.escape(username_skeleton(BOT_PREFIX))}(?:{digit}){{{BOT_HEX_DIGITS}}}")
-    return username_skeleton(GUEST_PREFIX), bot_name
+    return (username_skeleton(GUEST_PREFIX), username_skeleton(DELETED_PREFIX)), bot_name
 
 
 def username_resembles_reserved(username: str) -> bool:
-    """Whether the name is, or looks like, a guest's or a server bot's."""
-    guest_prefix, bot_name = _reserved_patterns()
+    """Whether the name is, or looks like, a guest's, a deleted account's or a server bot's."""
+    prefixes, bot_name = _reserved_patterns()
     return any(
-        skeleton.startswith(guest_prefix) or bot_name.fullmatch(skeleton) is not None
+        skeleton.startswith(prefixes) or bot_name.fullmatch(skeleton) is not None
         for skeleton in username_skeletons(username)
     )

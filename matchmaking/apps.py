@@ -8,12 +8,16 @@ class MatchmakingConfig(AppConfig):
     def ready(self) -> None:
         from auditlog.registry import auditlog
 
+        from accounts import account_hooks
         from games import deal_end
-        from matchmaking import services
+        from matchmaking import account_data, services
         from matchmaking.models import Report, Seat
 
         # Matchmaking owns the deal-end → next-deal flow: games announces a finished deal, once.
         deal_end.deal_end_subscribe(services.table_deal_ended)
+        # A deleted account leaves its tables and tickets; an export lists them (docs/client-guide.md).
+        account_hooks.account_erase_subscribe(account_data.account_erase)
+        account_hooks.account_export_subscribe(account_data.account_export)
         # Model history of reports and seats (accounts/audit.py says why games are left out).
         auditlog.register(Report)
         auditlog.register(Seat)

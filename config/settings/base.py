@@ -231,6 +231,7 @@ SPECTACULAR_SETTINGS = {
         "PenaltyReasonEnum": "matchmaking.models.PenaltyReason",
         "SanctionKindEnum": "accounts.models.SanctionKind",
         "ModerationActionKindEnum": "accounts.models.ModerationActionKind",
+        "TokenKindEnum": "accounts.models.TokenKind",
         "TableEventTypeEnum": "matchmaking.event_apis.TABLE_EVENT_TYPES",
         "ActionTypeEnum": "games.view_serializers.ACTION_TYPES",
         "WindowKindEnum": "games.view_serializers.WINDOW_KINDS",

@@ -30,6 +30,13 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     "auth-logout-all": {"POST": TOKENS},
     "auth-tokens": {"GET": TOKENS, "POST": TOKENS},
     "auth-token-detail": {"DELETE": TOKENS},
+    # The account itself (docs/client-guide.md "Accounts"): upgrade, password and deletion take a
+    # login token only besides (accounts/account_services.py); the export holds everything the
+    # server keeps about the player, so `read` alone does not fetch it.
+    "auth-upgrade": {"POST": TOKENS},
+    "me-password": {"POST": TOKENS},
+    "me": {"DELETE": TOKENS},
+    "me-export": {"GET": TOKENS},
     "table-create": {"POST": TABLES},
     "table-seat-remove": {"POST": TABLES},
     "table-join": {"POST": PLAY},

@@ -104,7 +104,7 @@ def test_malformed_json_is_400(make_client):
 
 def test_wrong_method_and_unknown_url_have_the_error_shape(make_client, make_user):
     _, token = make_user()
-    assert_error(make_client(token).delete("/api/v1/me"), 405, "method_not_allowed")
+    assert_error(make_client(token).put("/api/v1/me", {}, format="json"), 405, "method_not_allowed")
     assert_error(make_client(token).get("/api/v1/no-such-thing"), 404, "not_found")
 
 
