@@ -135,6 +135,26 @@ def _access_paths(log: Path) -> list[str]:
     return paths
 
 
+@contextlib.contextmanager
+def _roles(tmp_path, env, *, web_port: int, events_port: int, logs: dict):
+    """The web and events roles on gunicorn as the image runs them, and nginx with tmp_path's config."""
+    gunicorn = str(BIN / "gunicorn")
+    with (
+        _process(
+            [gunicorn, "-c", "python:config.gunicorn", "-b", f"127.0.0.1:{web_port}"], logs["web"], env
+        ) as web,
+        _process(
+            [gunicorn, "-c", "python:config.gunicorn_events", "-b", f"127.0.0.1:{events_port}"],
+            logs["events"],
+            env,
+        ) as events,
+        _process(
+            [NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)], logs["nginx"], env
+        ) as nginx,
+    ):
+        yield web, events, nginx
+
+
 @pytest.fixture
 def deployment(tmp_path):
     require_services()
@@ -171,20 +191,7 @@ def deployment(tmp_path):
             )
         },
     )
-    gunicorn = str(BIN / "gunicorn")
-    with (
-        _process(
-            [gunicorn, "-c", "python:config.gunicorn", "-b", f"127.0.0.1:{web_port}"], logs["web"], env
-        ) as web,
-        _process(
-            [gunicorn, "-c", "python:config.gunicorn_events", "-b", f"127.0.0.1:{events_port}"],
-            logs["events"],
-            env,
-        ) as events,
-        _process(
-            [NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)], logs["nginx"], env
-        ) as nginx,
-    ):
+    with _roles(tmp_path, env, web_port=web_port, events_port=events_port, logs=logs) as (web, events, nginx):
         try:
             worker.start()
             _wait_up(proxy_port, [web, events, nginx], list(logs.values()))
@@ -213,20 +220,7 @@ def proxied_web(tmp_path):
         )
     )
     logs = {name: tmp_path / f"{name}.log" for name in ("web", "events", "nginx")}
-    gunicorn = str(BIN / "gunicorn")
-    with (
-        _process(
-            [gunicorn, "-c", "python:config.gunicorn", "-b", f"127.0.0.1:{web_port}"], logs["web"], env
-        ) as web,
-        _process(
-            [gunicorn, "-c", "python:config.gunicorn_events", "-b", f"127.0.0.1:{events_port}"],
-            logs["events"],
-            env,
-        ) as events,
-        _process(
-            [NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)], logs["nginx"], env
-        ) as nginx,
-    ):
+    with _roles(tmp_path, env, web_port=web_port, events_port=events_port, logs=logs) as (web, events, nginx):
         _wait_up(proxy_port, [web, events, nginx], list(logs.values()))
         yield {"port": proxy_port, "web": web_port}
 
