@@ -3,6 +3,7 @@ a deal, and finds both in the audit log, which he cannot edit."""
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accounts.models import ModerationAction, Sanction, User
@@ -43,7 +44,10 @@ def _run_action(browser, live_server, changelist: str, object_id: int, action: s
             field.clear()
             field.send_keys(value)
     _shot(browser, f"{action}-form")
-    browser.find_element(By.ID, "moderation-apply").click()
+    apply = browser.find_element(By.ID, "moderation-apply")
+    apply.click()
+    # click() returns before the answer's page loads (a slow run read the form again): wait for it.
+    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(apply))
 
 
 def test_moderator_sanctions_from_a_report_aborts_a_deal_and_reads_the_audit(
