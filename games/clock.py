@@ -56,7 +56,9 @@ def timers_clock_tick(*, now: datetime | None = None) -> timedelta | None:
             heartbeat.save(update_fields=["at"])
     except IntegrityError:
         return None  # two first ticks at once: the other one created the row
-    logger.warning(
+    # A warning only when deals were moved: a development server restarted after a pause has none.
+    logger.log(
+        logging.WARNING if moved else logging.INFO,
         "turn timers resumed after %.1f s: the deadlines of %d running deals moved on by that much",
         lost.total_seconds(),
         len(moved),

@@ -105,3 +105,14 @@ def test_the_first_tick_of_a_new_deployment_moves_nothing(make_table):
 
     assert Game.objects.get(pk=game.pk).deadline == game.deadline
     assert ServiceHeartbeat.objects.filter(name=clock.TIMERS).exists()
+
+
+@override_settings(GAMES_OUTAGE_AFTER=10)
+def test_a_stall_with_no_running_deal_is_no_warning(caplog):
+    """scripts/start restarted after a pause: nothing moved, nothing for the newcomer's terminal."""
+    _timers_last_ran(60)
+
+    with caplog.at_level("INFO", logger="games.clock"):
+        assert clock.timers_clock_tick() is not None
+
+    assert [record.levelname for record in caplog.records if record.name == "games.clock"] == ["INFO"]
