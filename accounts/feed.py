@@ -11,13 +11,13 @@ his new entry (infra/wakeups.py).
 import functools
 from dataclasses import dataclass
 
-import orjson
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
 from infra import wakeups
 from infra.api.errors import ApiError, ErrorCode
+from infra.json_field import json_column
 from infra.sql_insert import rows_insert
 
 # Entries older than this many per user are pruned as new ones arrive: the feed is for following
@@ -95,7 +95,7 @@ def feed_append_prepare(entries: list[tuple[int, str, dict]]) -> PreparedAppend 
 
 def feed_appended(prepared: PreparedAppend, seqs) -> list[int]:
     """Finish an append whose statement ran: `seqs` is what its `seqs_sql` gave."""
-    pairs = _json(seqs) or []
+    pairs = json_column(seqs) or []
     return _appended(prepared.entries, prepared.by_user, {user_id: seq for user_id, seq in pairs})
 
 
@@ -194,7 +194,7 @@ def feed_read(*, user_id: int, after: int, limit: int = FEED_PAGE) -> dict:
             extra={"last_seq": newest},
         )
     last_seq = entries[-1][0] if entries else newest
-    return {"events": [{**_json(data), "seq": seq} for seq, data in entries], "last_seq": last_seq}
+    return {"events": [{**json_column(data), "seq": seq} for seq, data in entries], "last_seq": last_seq}
 
 
 def feed_last_seq(*, user_id: int) -> int:
@@ -220,8 +220,3 @@ def _read_sql() -> str:
         f"ORDER BY seq LIMIT %s) AS entries "
         f"UNION ALL SELECT last_seq, NULL FROM {cursors} WHERE user_id = %s"
     )
-
-
-def _json(value):
-    # Django reads jsonb (and SQLite's JSON text) as text and decodes it in the field; so here.
-    return orjson.loads(value) if isinstance(value, str | bytes) else value

@@ -7,7 +7,6 @@ from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
-import orjson
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -19,6 +18,7 @@ from games import engine, rows
 from games.deal_end import DealEnded
 from games.models import Event, Game, GamePlayer, GameStatus, UnratedReason, table_model
 from infra.api.errors import ApiError, ErrorCode
+from infra.json_field import json_column
 from infra.timestamps import utc_iso
 
 
@@ -120,20 +120,17 @@ def game_log_read(*, game_id: int, after: int) -> tuple[Game, list[tuple[int, di
     seat_user_ids, left, last_seq, version, table_id, private = rows[0][:6]
     game = Game(
         id=game_id,
-        seat_user_ids=_json(seat_user_ids),
-        left=_json(left),
+        seat_user_ids=json_column(seat_user_ids),
+        left=json_column(left),
         last_seq=last_seq,
         version=version,
         table_id=table_id,
     )
     game.table = table_model()(id=table_id, private=private)
-    events = [(seq, _json(data)) for *_, seq, data in rows if seq is not None]
+    events = [(seq, json_column(data)) for *_, seq, data in rows if seq is not None]
     return game, events
 
 
-def _json(value: Any) -> Any:
-    # Django reads jsonb (and SQLite's JSON text) as text and decodes it in the field; so here.
-    return orjson.loads(value) if isinstance(value, str | bytes) else value
 
 
 def game_seat_of(*, game: Game, user: Any) -> int | None:

@@ -38,3 +38,9 @@ class OrjsonField(models.JSONField):
 class LazyOrjsonField(OrjsonField):
     """The deal's state column (games/models.py). Once decoded on first use by a hand-written
     read; it reads as an OrjsonField now, under the name its migration gave it."""
+
+
+def json_column(value):
+    """A JSON column read by a raw query: Django reads jsonb (and SQLite's JSON text) as text and
+    decodes it in the field, which a raw cursor skips; so the caller decodes here."""
+    return orjson.loads(value) if isinstance(value, str | bytes) else value
