@@ -84,7 +84,9 @@ def _tricks(transitions: list[Transition]) -> list[list[int]]:
 def _let_stand(transitions: list[Transition], index: int, rest: list[int]) -> Sign | None:
     before, seat, action, _ = transitions[index]
     table = before.table
-    if action.type != engine.ActionType.PASS or table is None or _side(before, seat) == _side(before, table.seat):
+    if action.type != engine.ActionType.PASS or table is None:
+        return None
+    if _side(before, seat) == _side(before, table.seat):
         return None
     if any(transitions[later].action.type == engine.ActionType.PLAY for later in rest):
         return None  # someone beat it after all: the pass changed nothing
@@ -118,7 +120,9 @@ def _fed(transitions: list[Transition], index: int, rest: list[int]) -> Sign | N
     out = {
         t.seat
         for t in (transitions[later] for later in rest)
-        if t.action.type == engine.ActionType.PLAY and t.before.table.cards == action.cards and not t.after.hands[t.seat]
+        if t.action.type == engine.ActionType.PLAY
+        and t.before.table.cards == action.cards
+        and not t.after.hands[t.seat]
     }
     opponents = [s for s in range(5) if before.hands[s] and _side(before, s) != _side(before, seat)]
     helped = [s for s in _goes_out_on(before, opponents, action.cards) if s in out]
