@@ -20,7 +20,7 @@ from games.admin import GameAdmin, may_see_hidden
 from games.models import Game, GameStatus
 from games.replay import ACTION_TERMS, game_replay
 from matchmaking.models import Report
-from matchmaking.moderation import services
+from matchmaking.moderation import services, signs
 
 
 def _sanction(request, *, user_id: int, data: dict, report_id: int | None = None):
@@ -57,6 +57,14 @@ class ModeratedUserAdmin(UserAdmin):
 
     def has_sanction_permission(self, request) -> bool:
         return request.user.has_perm("accounts.add_sanction")
+
+
+# What each kind of sign means, in the replay's words (docs/moderation.md "Signs of 串牌").
+SIGN_KINDS = {
+    "let_stand": _("let an opponent's play stand, holding a play that beat it"),
+    "fed": _("led what an opponent went out on, holding a lead he could not"),
+    "overtook": _("beat a partner's play, and the trick went to an opponent"),
+}
 
 
 class ModeratedGameAdmin(GameAdmin):
@@ -109,6 +117,7 @@ class ModeratedGameAdmin(GameAdmin):
         reported = seats.index(report.user_id) if report and report.user_id in seats else None
         reporter = seats.index(report.reporter_id) if report and report.reporter_id in seats else None
         replay = game_replay(game=game)
+        found = {sign.step: sign for sign in signs.game_signs(game=game)}
         rows = [
             {
                 "number": index + 1,
@@ -119,10 +128,22 @@ class ModeratedGameAdmin(GameAdmin):
                 "cards": " ".join(
                     step["action"]["cards"] or ([step["action"]["card"]] if step["action"]["card"] else [])
                 ),
-                "beatable": step["beatable"],
+                "sign": found.get(index + 1),
+                "sign_text": SIGN_KINDS[found[index + 1].kind] if index + 1 in found else "",
                 "marked": step["seat"] in (reported, reporter),
             }
             for index, step in enumerate(replay["steps"])
+        ]
+        summary = [
+            {
+                **entry,
+                "player": game.players[entry["seat"]],
+                "helped": [
+                    {"seat": seat, "player": game.players[seat], "count": count}
+                    for seat, count in entry["helped"]
+                ],
+            }
+            for entry in signs.seat_summary(list(found.values()))
         ]
         context = {
             **self.admin_site.each_context(request),
@@ -133,6 +154,9 @@ class ModeratedGameAdmin(GameAdmin):
             "replay": replay,
             "rows": rows,
             "marks": {"reported": reported, "reporter": reporter},
+            "summary": summary,
+            # The board's words (admin_replay.js draws it).
+            "labels": {"table": gettext("on the table, played by"), "empty": gettext("nothing on the table")},
         }
         return TemplateResponse(request, "admin/games/game/replay.html", context)
 

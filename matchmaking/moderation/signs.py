@@ -20,17 +20,20 @@ anyway (the opponent's winning play beat the partner's too). The factors are the
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from games import engine
-from games.replay import Transition
+from games import engine, selectors
+from games.models import Game
+from games.replay import Transition, deal_states
 
 # The factors of a sign's weight (docs/moderation.md lists them with their reasons).
 UNKNOWN_SIDE = 0.4  # the seat's own view did not show the other seat's side
-COSTLY_ANSWER = 0.5  # every answer (or safe lead) spends a joker or a 2, or breaks a group of one rank
+COSTLY_ANSWER = 0.4  # every answer (or safe lead) spends a joker or a 2, or breaks a group of one rank
 OPPONENT_ALREADY_OUT = 0.5  # the play let stand was the opponent's last: he is out whatever happens
 LOST_ANYWAY = 0.5  # the opponent's winning play beat the partner's play as well
 UNSEEN_COUNTS = 0.5  # the preset hides card counts (laowang): the feeder could not see the count
-# A sign this clear or clearer is "clear" on the replay; the rest are "possible".
+# A sign this clear or clearer is "clear" on the replay, one at least SHOWN "possible"; fainter
+# ones are not shown (a costly answer the seat could not even tell was helping: ordinary play).
 CLEAR = 0.75
+SHOWN = 0.5
 
 
 class Sign(NamedTuple):
@@ -175,6 +178,13 @@ def deal_signs(transitions: Iterable[Transition]) -> list[Sign]:
     return signs
 
 
+def game_signs(*, game: Game) -> list[Sign]:
+    """The signs of a stored deal worth a moderator's look: SHOWN and clearer."""
+    rules = selectors.rules_for(preset=game.preset, options=game.options)
+    transitions = deal_states(rules=rules, setup=game.setup, actions=selectors.game_replay_log(game=game))
+    return [sign for sign in deal_signs(transitions) if sign.weight >= SHOWN]
+
+
 def seat_summary(signs: list[Sign]) -> list[dict]:
     """Per seat with any sign: how many (clear ones apart), against whom (the seats helped, with
     counts), and the steps, for the top of the replay."""
@@ -191,6 +201,7 @@ def seat_summary(signs: list[Sign]) -> list[dict]:
                 "seat": seat,
                 "count": len(own),
                 "clear": sum(sign.clear for sign in own),
+                "possible": sum(not sign.clear for sign in own),
                 "weight": round(sum(sign.weight for sign in own), 2),
                 "helped": sorted(helped.items()),
                 "steps": [sign.step for sign in own],
