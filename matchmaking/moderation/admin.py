@@ -138,9 +138,9 @@ class ModeratedGameAdmin(GameAdmin):
             {
                 **entry,
                 "player": game.players[entry["seat"]],
-                "helped": [
+                "others": [
                     {"seat": seat, "player": game.players[seat], "count": count}
-                    for seat, count in entry["helped"]
+                    for seat, count in entry["others"]
                 ],
             }
             for entry in signs.seat_summary(list(found.values()))

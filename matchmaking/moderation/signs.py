@@ -28,7 +28,7 @@ from games.replay import Transition, deal_states
 UNKNOWN_SIDE = 0.4  # the seat's own view did not show the other seat's side
 COSTLY_ANSWER = 0.4  # every answer (or safe lead) spends a joker or a 2, or breaks a group of one rank
 OPPONENT_ALREADY_OUT = 0.5  # the play let stand was the opponent's last: he is out whatever happens
-LOST_ANYWAY = 0.5  # the opponent's winning play beat the partner's play as well
+TOOK_OVER = 0.5  # the play over the partner's spent nothing strong: it may be taking the lead to lead
 UNSEEN_COUNTS = 0.5  # the preset hides card counts (laowang): the feeder could not see the count
 # A sign this clear or clearer is "clear" on the replay, one at least SHOWN "possible"; fainter
 # ones are not shown (a costly answer the seat could not even tell was helping: ordinary play).
@@ -40,7 +40,7 @@ class Sign(NamedTuple):
     step: int  # 1-based, as the replay numbers its steps
     seat: int
     kind: str  # "let_stand", "fed" or "overtook"
-    helped: int  # the opponent whom it helped
+    other: int  # the opponent it helped; for `overtook`, the partner whose trick it took
     weight: float
 
     @property
@@ -145,6 +145,25 @@ def _fed(transitions: list[Transition], index: int, rest: list[int]) -> Sign | N
     return Sign(index + 1, seat, "fed", helped[0], weight)
 
 
+def _would_stand(state: Any, seat: int) -> bool:
+    """Had `seat` passed, would the play on the table have won the trick? Every seat after him passes
+    in turn (on the hands in the record) until the trick ends; False as soon as an opponent of the
+    play's owner could beat it."""
+    owner = state.table.seat
+    state, _ = engine.apply_action(state, seat, engine.Action(engine.ActionType.PASS))
+    while state.phase == engine.Phase.PLAY and state.table is not None and state.table.seat == owner:
+        turn = state.turn
+        if turn == owner:
+            break
+        options = engine.legal_actions(state, turn)
+        if _side(state, turn) != _side(state, owner) and any(
+            option.type == engine.ActionType.PLAY for option in options
+        ):
+            return False
+        state, _ = engine.apply_action(state, turn, engine.Action(engine.ActionType.PASS))
+    return True
+
+
 def _overtook(transitions: list[Transition], index: int, rest: list[int]) -> Sign | None:
     before, seat, action, after = transitions[index]
     table = before.table
@@ -152,16 +171,12 @@ def _overtook(transitions: list[Transition], index: int, rest: list[int]) -> Sig
         return None
     if _side(before, seat) != _side(before, table.seat) or not after.hands[seat]:
         return None  # over an opponent, or going out: ordinary play
-    plays = [transitions[later] for later in rest if transitions[later].action.type == engine.ActionType.PLAY]
-    if not plays or _side(before, plays[-1].seat) == _side(before, seat):
-        return None  # his side kept the trick
     if not _knows_side(before, seat, table.seat):
         return None  # he could not tell a partner's play from an opponent's: overtaking is the game
-    winner = plays[-1]
-    weight = 1.0
-    if engine.beats(before.rules, winner.action.cards, table.cards):
-        weight *= LOST_ANYWAY
-    return Sign(index + 1, seat, "overtook", winner.seat, weight)
+    if not _would_stand(before, seat):
+        return None  # an opponent could beat the partner's play: taking the trick over is fighting for it
+    weight = TOOK_OVER if _cheap(before, seat, action.cards) else 1.0
+    return Sign(index + 1, seat, "overtook", table.seat, weight)
 
 
 def deal_signs(transitions: Iterable[Transition]) -> list[Sign]:
@@ -186,16 +201,16 @@ def game_signs(*, game: Game) -> list[Sign]:
 
 
 def seat_summary(signs: list[Sign]) -> list[dict]:
-    """Per seat with any sign: how many (clear ones apart), against whom (the seats helped, with
-    counts), and the steps, for the top of the replay."""
+    """Per seat with any sign: how many (clear ones apart), the other seats concerned (the opponents
+    helped, the partners overtaken) with counts, and the steps, for the top of the replay."""
     by_seat: dict[int, list[Sign]] = {}
     for sign in signs:
         by_seat.setdefault(sign.seat, []).append(sign)
     summary = []
     for seat, own in sorted(by_seat.items()):
-        helped: dict[int, int] = {}
+        others: dict[int, int] = {}
         for sign in own:
-            helped[sign.helped] = helped.get(sign.helped, 0) + 1
+            others[sign.other] = others.get(sign.other, 0) + 1
         summary.append(
             {
                 "seat": seat,
@@ -203,7 +218,7 @@ def seat_summary(signs: list[Sign]) -> list[dict]:
                 "clear": sum(sign.clear for sign in own),
                 "possible": sum(not sign.clear for sign in own),
                 "weight": round(sum(sign.weight for sign in own), 2),
-                "helped": sorted(helped.items()),
+                "others": sorted(others.items()),
                 "steps": [sign.step for sign in own],
             }
         )

@@ -58,6 +58,52 @@ def test_a_guard_letting_a_commoners_play_stand_is_marked_on_the_guard(make_tabl
     assert html.count("sign-note") == 1
 
 
+def _built_deal(hands: list[list[str]], plays: list[tuple[int, list[str]]], *, reveal: bool) -> list:
+    """A pagat deal from fixed hands (seat 0 the emperor, seat 1 the guard, who declares 明保 when
+    `reveal`), the declarations answered, then `plays`."""
+    rules = engine.preset("pagat")
+    setup = {"hands": hands, "candidate": 0}
+    state, actions = engine.new_deal(rules, **setup), []
+    while state.phase != "play":
+        seat = engine.to_act(state)[0]
+        wanted = ("reveal",) if reveal and seat == 1 else ("accept", "stay")
+        action = next(a for a in engine.legal_actions(state, seat) if a.type in wanted)
+        actions.append((seat, action))
+        state, _ = engine.apply_action(state, seat, action)
+    actions += [(seat, engine.action_from_dict(_action(cards))) for seat, cards in plays]
+    return list(deal_states(rules=rules, setup=setup, actions=actions))
+
+
+def test_leading_a_single_to_a_commoner_with_one_card_is_feeding_him():
+    # The guard declared: the emperor sees the teams. Seat 2 holds one card; the emperor leads a
+    # single although his pair of 7s was a lead nobody could go out on.
+    hands = [["BJ*", "7C", "7D", "8C", "8D"], ["SJ*", "9S"], ["KH"], ["6C", "6D"], ["6H", "6S"]]
+    transitions = _built_deal(hands, [(0, ["7C"]), (1, []), (2, ["KH"])], reveal=True)
+    signs = deal_signs(transitions)
+    assert [(s.seat, s.kind, s.other, s.clear) for s in signs] == [(0, "fed", 2, True)]
+    assert signs[0].step == len(transitions) - 2
+
+    # The same lead with the guard hidden: the emperor could not know seat 2's side. Not shown.
+    (sign,) = deal_signs(_built_deal(hands, [(0, ["7C"]), (1, []), (2, ["KH"])], reveal=False))
+    assert sign.kind == "fed" and sign.weight < SHOWN
+
+
+def test_the_guard_spending_a_joker_on_his_emperors_sure_trick_breaks_their_lead():
+    # No commoner can beat the emperor's 7: the guard's 小王 over it takes a trick his side had.
+    hands = [
+        ["BJ*", "7C", "7D"],
+        ["SJ*", "8S", "9S"],
+        ["6C", "6D", "6H"],
+        ["6S", "6C", "6D"],
+        ["6H", "6S", "7H"],
+    ]
+    (sign,) = deal_signs(_built_deal(hands, [(0, ["7C"]), (1, ["SJ*"])], reveal=False))
+    assert (sign.seat, sign.kind, sign.other, sign.clear) == (1, "overtook", 0, True)
+    # Over a 7 a commoner could beat (his 8), taking the trick over is fighting for it: no sign.
+    hands[2] = ["8C", "6D", "6H"]
+    assert deal_signs(_built_deal(hands, [(0, ["7C"]), (1, ["SJ*"])], reveal=False)) == []
+
+
 def _bot_deal(preset: str, seed: int) -> list:
     rules, rng = engine.preset(preset), random.Random(seed)
     state, actions = engine.new_deal(rules, seed=seed), []
