@@ -155,6 +155,12 @@ class ModeratedGameAdmin(GameAdmin):
             "rows": rows,
             "marks": {"reported": reported, "reporter": reporter},
             "summary": summary,
+            # The true roles (the final view's, public once the deal ended): the sides the signs judge by.
+            "teams": [
+                {"seat": seat, "player": game.players[seat], "role": role}
+                for seat, role in enumerate((game.final or {}).get("roles") or [])
+                if role
+            ],
             # The board's words (admin_replay.js draws it).
             "labels": {"table": gettext("on the table, played by"), "empty": gettext("nothing on the table")},
         }

@@ -10,41 +10,16 @@ from accounts.models import User
 from games import engine
 from games.replay import deal_states
 from matchmaking.moderation.signs import SHOWN, deal_signs
-from tests.api.playing import get_view, post_action
+from tests.moderation.helpers import GUARDS_PASS_SETUP, action_of, play_a_guards_pass
 
-# The guard (seat 1) lets a commoner's 9 stand while holding a lone 10, and the trick goes to the
-# commoner; the emperor (seat 0) could answer only with his marked big joker.
-HANDS = [
-    ["BJ*", "7C", "7D"],
-    ["SJ*", "TC", "8S"],
-    ["9C", "9D", "KH"],
-    ["6C", "6D", "8C"],
-    ["6H", "7H", "8D"],
-]
-PLAYS = [(0, ["7C"]), (1, []), (2, ["9C"]), (3, []), (4, []), (0, []), (1, [])]
 HONEST_PRESETS = ("pagat", "weihai", "wuren")
 HONEST_SEEDS = range(6)
 
 
-def _action(cards: list[str]) -> dict:
-    return {"type": "play", "cards": cards} if cards else {"type": "pass"}
-
-
-def _play_to_the_guards_pass(setup) -> None:
-    game_id, clients = setup["game"], setup["clients"]
-    while (view := get_view(clients[0], game_id))["phase"] != "play":
-        for seat in view["to_act"] or view["window"]["asked"]:
-            legal = get_view(clients[seat], game_id)["legal_actions"]
-            answer = next(a for a in legal if a["type"] in ("accept", "stay"))
-            assert post_action(clients[seat], game_id, answer).status_code == 200
-    for seat, cards in PLAYS:
-        assert post_action(clients[seat], game_id, _action(cards)).status_code == 200
-
-
 @pytest.mark.django_db
 def test_a_guard_letting_a_commoners_play_stand_is_marked_on_the_guard(make_table, client):
-    setup = make_table(preset="pagat", setups=[{"hands": HANDS, "candidate": 0}])
-    _play_to_the_guards_pass(setup)
+    setup = make_table(preset="pagat", setups=[GUARDS_PASS_SETUP])
+    play_a_guards_pass(setup)
     client.force_login(User.objects.create_superuser(username="root", password="x" * 12))
 
     html = client.get(f"/admin/games/game/{setup['game']}/replay/").content.decode()
@@ -70,7 +45,7 @@ def _built_deal(hands: list[list[str]], plays: list[tuple[int, list[str]]], *, r
         action = next(a for a in engine.legal_actions(state, seat) if a.type in wanted)
         actions.append((seat, action))
         state, _ = engine.apply_action(state, seat, action)
-    actions += [(seat, engine.action_from_dict(_action(cards))) for seat, cards in plays]
+    actions += [(seat, engine.action_from_dict(action_of(cards))) for seat, cards in plays]
     return list(deal_states(rules=rules, setup=setup, actions=actions))
 
 
