@@ -58,12 +58,25 @@ class ModeratedUserAdmin(UserAdmin):
     def has_sanction_permission(self, request) -> bool:
         return request.user.has_perm("accounts.add_sanction")
 
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        return fieldsets if obj is None else (*fieldsets, (_("Deals"), {"fields": ("deals_link",)}))
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), "deals_link")
+
+    @admin.display(description=_("deals played"))
+    def deals_link(self, user: User) -> str:
+        url = reverse("admin:games_game_changelist") + f"?seat_players__user__id__exact={user.pk}"
+        text = gettext("His deals, newest first")
+        return format_html('<a href="{}" id="user-deals-link">{}</a>', url, text)
+
 
 # What each kind of sign means, in the replay's words (docs/moderation.md "Signs of 串牌").
 SIGN_KINDS = {
     "let_stand": _("let an opponent's play stand, holding a play that beat it"),
-    "fed": _("led what an opponent went out on, holding a lead he could not"),
-    "overtook": _("beat a partner's play, and the trick went to an opponent"),
+    "fed": _("led what an opponent went out on, holding a lead none could go out on"),
+    "overtook": _("took over a trick his partner would have won"),
 }
 
 

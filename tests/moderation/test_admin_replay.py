@@ -82,3 +82,11 @@ def test_a_players_deals_are_found_by_his_name(make_table, make_user, make_clien
     page = client.get("/admin/games/game/", {"q": name}).content.decode()
     assert f'href="/admin/games/game/{setup["game"]}/change/' in page
     assert f'href="/admin/games/game/{other["game"]}/change/' not in page
+    # His page links to his deals: a lookup the deal list offers (config/admin_site.py `link_lookups`).
+    user_page = client.get(f"/admin/accounts/user/{setup['users'][2].pk}/change/").content.decode()
+    link = f"/admin/games/game/?seat_players__user__id__exact={setup['users'][2].pk}"
+    assert f'href="{link}"' in user_page
+    linked = client.get(link)
+    assert linked.status_code == 200
+    assert f'href="/admin/games/game/{setup["game"]}/change/' in linked.content.decode()
+    assert f'href="/admin/games/game/{other["game"]}/change/' not in linked.content.decode()
