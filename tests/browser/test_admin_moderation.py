@@ -149,6 +149,12 @@ def test_moderator_reviews_a_deal_with_collusion_from_its_report(browser, live_s
         "return getComputedStyle(document.documentElement).backgroundColor"
     )
     assert page_background != "rgb(238, 240, 234)"
+    # ...and still draws the cards (paper-coloured, the colour reaching the shadow root from the page).
+    card_background = browser.execute_script(
+        "return getComputedStyle(arguments[0].shadowRoot.querySelector('.card:not(.marked)')).backgroundColor",
+        browser.find_element(By.ID, "replay-board"),
+    )
+    assert card_background == "rgb(255, 253, 247)"
     _shot(browser, "replay-signs")
 
     # One step back, the 9 the guard let stand is in the centre, its owner named; the address follows.
