@@ -1,21 +1,22 @@
-"""Signs of 串牌 in a finished deal, for the moderators' replay (docs/moderation.md "Signs of 串牌").
+"""Signs of 串牌 in a deal, for the moderators' replay (docs/moderation.md "Signs of 串牌").
 
 串牌 is help given to the other side, so every sign is judged by the teams as they stand at that
 step in the full record (a hidden guard or a hidden solo included: moderators see everything), and
-only where the help had an effect the record shows. Three kinds:
+only where the record shows the help took effect. Three kinds:
 
 * `let_stand`: a pass on an opponent's play that the seat could beat, and nobody after it beat it:
   the opponent won the trick through that pass.
 * `fed`: a lead an opponent went out on, answering it with his whole hand, when the seat had a lead
   no opponent could go out on.
-* `overtook`: a play over a partner's standing play, and the trick then went to an opponent.
+* `overtook`: a play over a partner's play that would have won the trick (no opponent could beat
+  it, every seat after him passing in turn on the hands in the record).
 
 Each sign has a `weight` in (0, 1], how clear it is: 1 when the seat knew from its own view that it
 was helping the other side and had a cheap alternative; lowered when the seat could not know the
-other seat's side (a hidden guard, a hidden solo), when answering would have cost it jokers, 2s or a
-broken group, when the opponent had already gone out with the play, or when the harm would have come
-anyway (the opponent's winning play beat the partner's too). The factors are the constants below.
-"""
+other seat's side (a hidden guard, a hidden solo), when answering (or a safe lead) would have cost it
+jokers, 2s, a card that tells or a broken group, when the opponent had already gone out with the
+play, when taking a partner's trick spent nothing strong, or when the preset hid the counts a feeder
+needed. The factors are the constants below."""
 
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -26,12 +27,12 @@ from games.replay import Transition, deal_states
 
 # The factors of a sign's weight (docs/moderation.md lists them with their reasons).
 UNKNOWN_SIDE = 0.4  # the seat's own view did not show the other seat's side
-COSTLY_ANSWER = 0.4  # every answer (or safe lead) spends a joker or a 2, or breaks a group of one rank
+COSTLY_ANSWER = 0.4  # every answer (safe lead) spends a joker, a 2 or a card that tells, or breaks a group
 OPPONENT_ALREADY_OUT = 0.5  # the play let stand was the opponent's last: he is out whatever happens
 TOOK_OVER = 0.5  # the play over the partner's spent nothing strong: it may be taking the lead to lead
 UNSEEN_COUNTS = 0.5  # the preset hides card counts (laowang): the feeder could not see the count
 # A sign this clear or clearer is "clear" on the replay, one at least SHOWN "possible"; fainter
-# ones are not shown (a costly answer the seat could not even tell was helping: ordinary play).
+# ones are not shown (a costly answer alone, or a side the seat could not see: ordinary play).
 CLEAR = 0.75
 SHOWN = 0.5
 
