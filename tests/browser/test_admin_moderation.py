@@ -155,7 +155,8 @@ def test_moderator_reviews_a_deal_with_collusion_from_its_report(browser, live_s
         browser.find_element(By.ID, "replay-board"),
     )
     assert card_background == "rgb(255, 253, 247)"
-    _shot(browser, "replay-signs")
+    browser.execute_script("window.scrollTo(0, 0)")
+    _shot(browser, "admin-replay-signs")
 
     # One step back, the 9 the guard let stand is in the centre, its owner named; the address follows.
     browser.find_element(By.ID, "replay-back").click()
