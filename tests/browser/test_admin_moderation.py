@@ -151,7 +151,8 @@ def test_moderator_reviews_a_deal_with_collusion_from_its_report(browser, live_s
     assert page_background != "rgb(238, 240, 234)"
     # ...and still draws the cards (paper-coloured, the colour reaching the shadow root from the page).
     card_background = browser.execute_script(
-        "return getComputedStyle(arguments[0].shadowRoot.querySelector('.card:not(.marked)')).backgroundColor",
+        "const card = arguments[0].shadowRoot.querySelector('.card:not(.marked)');"
+        "return getComputedStyle(card).backgroundColor",
         browser.find_element(By.ID, "replay-board"),
     )
     assert card_background == "rgb(255, 253, 247)"
