@@ -79,7 +79,11 @@ class EventAdmin(admin.ModelAdmin):
 class GameAdmin(admin.ModelAdmin):
     list_display = ("id", "table", "number", "preset", "status", "unscored", "version", "created_at")
     list_filter = ("status", "preset", "unscored", "created_at")
-    search_fields = ("=id", "=table__id")
+    # A player's deals by his name: through GamePlayer, the index of who played.
+    search_fields = ("=id", "=table__id", "seat_players__user__username")
+    # A user's admin page links to his deals (matchmaking/moderation/admin.py); config/admin_site.py
+    # refuses other lookups.
+    link_lookups = ("seat_players__user__id__exact",)
     ordering = ("-id",)  # newest first, in the list and the autocomplete alike (a stable page)
     list_per_page = 50
     show_full_result_count = False

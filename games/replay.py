@@ -6,7 +6,8 @@ Every hand is in it, so it is served only where the final view may be (after the
 through the admin): `GET games/{id}/replay` and the admin's replay page.
 """
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from games import engine, selectors
 from games.models import Game
@@ -42,6 +43,15 @@ _PUBLIC_KEYS = (
 )
 
 
+class Transition(NamedTuple):
+    """One logged action: the state it was made in, who made it, and the state it left."""
+
+    before: Any
+    seat: int
+    action: Any
+    after: Any
+
+
 def _snapshot(state: Any) -> dict:
     public = engine.public_view(state)
     return {
@@ -50,20 +60,27 @@ def _snapshot(state: Any) -> dict:
     }
 
 
+def deal_states(*, rules: Any, setup: dict, actions: list[tuple[int, Any]]) -> Iterator[Transition]:
+    """The deal as dealt, then each logged action with the state before and after it: what a reader
+    of the whole record (a moderator, matchmaking/moderation/signs.py) walks through."""
+    state = engine.new_deal(rules, **setup)
+    for seat, action in actions:
+        after, _ = engine.apply_action(state, seat, action)
+        yield Transition(state, seat, action, after)
+        state = after
+
+
 def deal_steps(*, rules: Any, setup: dict, actions: list[tuple[int, Any]]) -> dict:
     """`start`: the deal as dealt; `steps`: after each action, with `seat`, `action`, and `beatable`:
-    a pass by a seat that held a play beating the table (its legal actions listed one), the pattern
-    a moderator looks for in 串牌 (docs/moderation.md)."""
-    state = engine.new_deal(rules, **setup)
-    start = _snapshot(state)
+    a pass by a seat that held a play beating the table (its legal actions listed one)."""
+    start = _snapshot(engine.new_deal(rules, **setup))
     steps = []
-    for seat, action in actions:
+    for before, seat, action, after in deal_states(rules=rules, setup=setup, actions=actions):
         beatable = action.type == engine.ActionType.PASS and any(
-            option.type == engine.ActionType.PLAY for option in engine.legal_actions(state, seat)
+            option.type == engine.ActionType.PLAY for option in engine.legal_actions(before, seat)
         )
-        state, _ = engine.apply_action(state, seat, action)
         steps.append(
-            {"seat": seat, "action": engine.action_to_dict(action), "beatable": beatable, **_snapshot(state)}
+            {"seat": seat, "action": engine.action_to_dict(action), "beatable": beatable, **_snapshot(after)}
         )
     return {"start": start, "steps": steps}
 

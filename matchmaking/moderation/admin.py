@@ -20,7 +20,7 @@ from games.admin import GameAdmin, may_see_hidden
 from games.models import Game, GameStatus
 from games.replay import ACTION_TERMS, game_replay
 from matchmaking.models import Report
-from matchmaking.moderation import services
+from matchmaking.moderation import services, signs
 
 
 def _sanction(request, *, user_id: int, data: dict, report_id: int | None = None):
@@ -57,6 +57,27 @@ class ModeratedUserAdmin(UserAdmin):
 
     def has_sanction_permission(self, request) -> bool:
         return request.user.has_perm("accounts.add_sanction")
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        return fieldsets if obj is None else (*fieldsets, (_("Deals"), {"fields": ("deals_link",)}))
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), "deals_link")
+
+    @admin.display(description=_("deals played"))
+    def deals_link(self, user: User) -> str:
+        url = reverse("admin:games_game_changelist") + f"?seat_players__user__id__exact={user.pk}"
+        text = gettext("His deals, newest first")
+        return format_html('<a href="{}" id="user-deals-link">{}</a>', url, text)
+
+
+# What each kind of sign means, in the replay's words (docs/moderation.md "Signs of 串牌").
+SIGN_KINDS = {
+    "let_stand": _("let an opponent's play stand, holding a play that beat it"),
+    "fed": _("led what an opponent went out on, holding a lead none could go out on"),
+    "overtook": _("took over a trick his partner would have won"),
+}
 
 
 class ModeratedGameAdmin(GameAdmin):
@@ -109,6 +130,7 @@ class ModeratedGameAdmin(GameAdmin):
         reported = seats.index(report.user_id) if report and report.user_id in seats else None
         reporter = seats.index(report.reporter_id) if report and report.reporter_id in seats else None
         replay = game_replay(game=game)
+        found = {sign.step: sign for sign in signs.game_signs(game=game)}
         rows = [
             {
                 "number": index + 1,
@@ -119,10 +141,22 @@ class ModeratedGameAdmin(GameAdmin):
                 "cards": " ".join(
                     step["action"]["cards"] or ([step["action"]["card"]] if step["action"]["card"] else [])
                 ),
-                "beatable": step["beatable"],
+                "sign": found.get(index + 1),
+                "sign_text": SIGN_KINDS[found[index + 1].kind] if index + 1 in found else "",
                 "marked": step["seat"] in (reported, reporter),
             }
             for index, step in enumerate(replay["steps"])
+        ]
+        summary = [
+            {
+                **entry,
+                "player": game.players[entry["seat"]],
+                "others": [
+                    {"seat": seat, "player": game.players[seat], "count": count}
+                    for seat, count in entry["others"]
+                ],
+            }
+            for entry in signs.seat_summary(list(found.values()))
         ]
         context = {
             **self.admin_site.each_context(request),
@@ -133,6 +167,15 @@ class ModeratedGameAdmin(GameAdmin):
             "replay": replay,
             "rows": rows,
             "marks": {"reported": reported, "reporter": reporter},
+            "summary": summary,
+            # The true roles (the final view's, public once the deal ended): the sides the signs judge by.
+            "teams": [
+                {"seat": seat, "player": game.players[seat], "role": role}
+                for seat, role in enumerate((game.final or {}).get("roles") or [])
+                if role
+            ],
+            # The board's words (admin_replay.js draws it).
+            "labels": {"table": gettext("on the table, played by"), "empty": gettext("nothing on the table")},
         }
         return TemplateResponse(request, "admin/games/game/replay.html", context)
 

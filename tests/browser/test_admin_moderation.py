@@ -1,5 +1,8 @@
 """A moderator uses the admin in a real browser: signs in, sanctions a player from a report, aborts
-a deal, and finds both in the audit log, which he cannot edit."""
+a deal, and finds both in the audit log, which he cannot edit; reviews a deal showing 串牌 on its
+replay."""
+
+import random
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -9,7 +12,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from accounts.models import ModerationAction, Sanction, User
 from games.models import Game
 from matchmaking.models import Report, Table
-from tests.moderation.helpers import moderators_group
+from tests.api.playing import play_deal
+from tests.moderation.helpers import GUARDS_PASS_SETUP, moderators_group, play_a_guards_pass
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,3 +115,55 @@ def test_moderator_sanctions_from_a_report_aborts_a_deal_and_reads_the_audit(
     _shot(browser, "audit-entry")
     assert browser.find_elements(By.CSS_SELECTOR, "textarea, input[name=reason]") == []
     assert browser.find_elements(By.CSS_SELECTOR, "a.deletelink") == []
+
+
+def test_moderator_reviews_a_deal_with_collusion_from_its_report(browser, live_server, make_table):
+    """Issue 44 items 8-9: the report's text, the signs per seat at the top, a step one click away and
+    kept in the address, the centre's owner named, and no page rule of the web client on the admin."""
+    setup = make_table(preset="pagat", setups=[GUARDS_PASS_SETUP])
+    play_a_guards_pass(setup)
+    play_deal(setup["clients"], setup["game"], random.Random(1))
+    moderator = User.objects.create_user(username="moderator", password=PASSWORD, is_staff=True)
+    moderator.groups.add(moderators_group())
+    guard, commoner = setup["users"][1], setup["users"][2]
+    report = Report.objects.create(
+        reporter=commoner, user=guard, game_id=setup["game"], reason="collusion", text="he never beat them"
+    )
+    _login(browser, live_server)
+
+    browser.get(f"{live_server.url}/admin/matchmaking/report/{report.pk}/change/")
+    browser.find_element(By.CSS_SELECTOR, "a.report-replay-link").click()
+    assert browser.find_element(By.ID, "replay-report-text").text == "he never beat them"
+    assert f"#1 {guard.username} guard" in browser.find_element(By.ID, "replay-teams").text
+    row = browser.find_element(By.CSS_SELECTOR, '#replay-signs tr[data-seat="1"]')
+    link = row.find_element(By.CSS_SELECTOR, "a[href^='#step-']")
+    step = int(link.text)
+    link.click()
+    WebDriverWait(browser, 20).until(lambda driver: driver.current_url.endswith(f"#step-{step}"))
+    current = browser.find_element(By.CSS_SELECTOR, "#replay-steps li.current")
+    assert int(current.get_attribute("data-step")) == step and "sign clear" in current.get_attribute("class")
+    board = browser.find_element(By.ID, "replay-board").shadow_root
+    assert len(board.find_elements(By.CSS_SELECTOR, ".replay-seat")) == 5
+    # The web client's stylesheet draws the cards but leaves the admin's page alone (its grey root).
+    page_background = browser.execute_script(
+        "return getComputedStyle(document.documentElement).backgroundColor"
+    )
+    assert page_background != "rgb(238, 240, 234)"
+    # ...and still draws the cards (paper-coloured, the colour reaching the shadow root from the page).
+    card_background = browser.execute_script(
+        "const card = arguments[0].shadowRoot.querySelector('.card:not(.marked)');"
+        "return getComputedStyle(card).backgroundColor",
+        browser.find_element(By.ID, "replay-board"),
+    )
+    assert card_background == "rgb(255, 253, 247)"
+    browser.execute_script("window.scrollTo(0, 0)")
+    _shot(browser, "admin-replay-signs")
+
+    # One step back, the 9 the guard let stand is in the centre, its owner named; the address follows.
+    browser.find_element(By.ID, "replay-back").click()
+    assert browser.current_url.endswith(f"#step-{step - 1}")
+    assert board.find_element(By.CSS_SELECTOR, ".replay-table").text.startswith(
+        f"on the table, played by #2 {commoner.username}"
+    )
+    browser.get(f"{live_server.url}/admin/games/game/{setup['game']}/replay/?step={step}")
+    assert browser.find_element(By.ID, "replay-step").text.startswith(f"{step} /")

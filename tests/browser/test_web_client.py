@@ -136,12 +136,11 @@ def test_a_moderator_steps_a_reported_deals_replay_to_its_end(service, screensho
         webclient.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "a.report-replay-link")).click()
         webclient.wait(driver, lambda d: d.find_element(By.ID, "replay-board"))
         assert str(reported_seat) in driver.find_element(By.ID, "replay-report").text
-        # All five hands from the deal, the reported seat highlighted.
-        seats = driver.find_elements(By.CSS_SELECTOR, "#replay-board .replay-seat")
+        # All five hands from the deal, the reported seat highlighted (the board is a shadow root).
+        board = driver.find_element(By.ID, "replay-board").shadow_root
+        seats = board.find_elements(By.CSS_SELECTOR, ".replay-seat")
         assert len(seats) == 5 and "reported" in seats[reported_seat].get_attribute("class")
-        assert len(driver.find_elements(By.CSS_SELECTOR, "#replay-board .card")) == sum(
-            map(len, game["hands"])
-        )
+        assert len(board.find_elements(By.CSS_SELECTOR, ".card")) == sum(map(len, game["hands"]))
         webclient.shot(driver, screenshots_dir, "admin-replay-start")
         forward = driver.find_element(By.ID, "replay-forward")
         steps = len(driver.find_elements(By.CSS_SELECTOR, "#replay-steps li"))

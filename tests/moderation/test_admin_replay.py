@@ -9,7 +9,9 @@ import re
 import pytest
 
 from accounts.models import User
+from games.models import Game
 from matchmaking.models import Report
+from matchmaking.moderation.signs import game_signs
 from tests.api.playing import play_deal
 from tests.moderation.helpers import make_moderator
 
@@ -27,7 +29,11 @@ def test_a_reported_deal_replays_with_its_seats_marked(make_table, make_user, ma
     setup = make_table(preset="pagat")
     play_deal(setup["clients"], setup["game"], random.Random(8))
     report = Report.objects.create(
-        reporter=setup["users"][0], user=setup["users"][3], game_id=setup["game"], reason="cheating"
+        reporter=setup["users"][0],
+        user=setup["users"][3],
+        game_id=setup["game"],
+        reason="cheating",
+        text="seat 3 <kept> passing",
     )
     moderator, _ = make_moderator(make_user, make_client)
     client.force_login(moderator)
@@ -45,8 +51,12 @@ def test_a_reported_deal_replays_with_its_seats_marked(make_table, make_user, ma
         "reported": 3,
         "reporter": 0,
     }
-    flagged = sum(step["beatable"] for step in data["steps"])
-    assert html.count("⚠ held a play that beat the table") == flagged
+    # The report's own words, escaped; each step a link to itself (admin_replay.js reads #step-n).
+    assert "seat 3 &lt;kept&gt; passing" in html
+    assert all(f'<a href="#step-{n}">' in html for n in range(1, len(final["actions"]) + 1))
+    # The signs worth a look are marked on their steps (test_signs.py judges them).
+    shown = game_signs(game=Game.objects.get(pk=setup["game"]))
+    assert html.count('class="sign-note"') == len(shown)
     # The deal's own page links to it too.
     assert "game-replay-link" in client.get(f"/admin/games/game/{setup['game']}/change/").content.decode()
 
@@ -61,3 +71,22 @@ def test_a_running_deals_replay_is_only_for_those_who_may_see_hidden_cards(
     root = User.objects.create_superuser(username="root", password="x" * 12)
     client.force_login(root)
     assert client.get(f"/admin/games/game/{setup['game']}/replay/").status_code == 200
+
+
+def test_a_players_deals_are_found_by_his_name(make_table, make_user, make_client, client):
+    setup = make_table(preset="pagat")
+    other = make_table(preset="pagat")
+    moderator, _ = make_moderator(make_user, make_client)
+    client.force_login(moderator)
+    name = setup["users"][2].username
+    page = client.get("/admin/games/game/", {"q": name}).content.decode()
+    assert f'href="/admin/games/game/{setup["game"]}/change/' in page
+    assert f'href="/admin/games/game/{other["game"]}/change/' not in page
+    # His page links to his deals: a lookup the deal list offers (config/admin_site.py `link_lookups`).
+    user_page = client.get(f"/admin/accounts/user/{setup['users'][2].pk}/change/").content.decode()
+    link = f"/admin/games/game/?seat_players__user__id__exact={setup['users'][2].pk}"
+    assert f'href="{link}"' in user_page
+    linked = client.get(link)
+    assert linked.status_code == 200
+    assert f'href="/admin/games/game/{setup["game"]}/change/' in linked.content.decode()
+    assert f'href="/admin/games/game/{other["game"]}/change/' not in linked.content.decode()
