@@ -6,15 +6,22 @@ safe (else a new one) in the log context and sent back, one access line and one 
 request metrics under the route's name, the security headers of events/responses.py. A stream's
 line and sample are written when it ends. Plain ASGI middleware, so that it sees a stream's headers
 as they are sent.
+
+It also answers in the reader's language, as LocaleMiddleware does for the web role: an error raised
+while reading (DRF words its detail when the exception is made) is in the language the request asks
+for, never in one a previous request left active in the thread or context.
 """
 
 import time
 
 from django.conf import settings
+from django.utils import translation
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 
 from events.responses import security_headers
 from infra import metrics, request_context
+from infra.api.messages import language_of
 
 _IDS = ("game_id", "table_id")
 
@@ -54,8 +61,13 @@ class RequestContext:
                 message = {**message, "headers": [*message.get("headers", []), *added]}
             await send(message)
 
+        language = language_of(
+            cookie=HTTPConnection(scope).cookies.get(settings.LANGUAGE_COOKIE_NAME),
+            accept_language=headers.get("accept-language"),
+        )
         try:
-            await self.app(scope, receive, send_with_headers)
+            with translation.override(language):
+                await self.app(scope, receive, send_with_headers)
         finally:
             method = scope["method"]
             request_context.log_access(
