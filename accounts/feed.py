@@ -9,16 +9,21 @@ his new entry (infra/wakeups.py).
 """
 
 import functools
+import logging
 from dataclasses import dataclass
 
 import orjson
+from celery import current_app
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
+from accounts.push_kinds import KINDS as PUSH_KINDS
 from infra import wakeups
 from infra.api.errors import ApiError, ErrorCode
 from infra.sql_insert import rows_insert
+
+logger = logging.getLogger(__name__)
 
 # Entries older than this many per user are pruned as new ones arrive: the feed is for following
 # what happens now; history has its own endpoints. A cursor older than what is kept is refused
@@ -120,7 +125,22 @@ def _appended(entries: list, by_user: dict, seqs: dict[int, int]) -> list[int]:
     transaction.on_commit(
         lambda: [wakeups.publish_user(user_id=u, seq=q, entry=entry) for u, q, entry in pushed]
     )
+    pushable = [(u, q) for u, q, entry in pushed if entry["type"] in PUSH_KINDS]
+    if pushable:
+        transaction.on_commit(lambda: _push_schedule(pushable))
     return [seqs[user_id] for user_id, _, _ in entries]
+
+
+def _push_schedule(appended: list[tuple[int, int]]) -> None:
+    """Hand the new entries of the pushable kinds (accounts/push_kinds.py) to the worker, which pushes
+    them to the users' phones (accounts/push/delivery.py, docs/notifications.md): one task per commit,
+    sent by name (the push app builds on this module), never the push itself, so a push service down
+    or slow never delays the request. A lost task loses those pushes, not the entries: the feed and
+    the inbox keep them."""
+    try:
+        current_app.send_task("push.entries_push", kwargs={"entries": appended})
+    except Exception:  # noqa: BLE001
+        logger.warning("push task for feed entries %s not scheduled", appended, exc_info=True)
 
 
 def _number(user_ids: list[int]) -> dict[int, int]:

@@ -38,7 +38,10 @@ INSTALLED_APPS = [
     # Swagger UI and ReDoc served from the package, so /api/docs/ works offline.
     "drf_spectacular_sidecar",
     "auditlog",
+    # Device tokens for APNs, FCM and Web Push, and their clients (accounts/push, docs/notifications.md).
+    "push_notifications",
     "accounts",
+    "accounts.push",
     "matchmaking",
     "games",
     # The browser client at / (docs/web-client.md).
@@ -539,3 +542,31 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": [NONE],
     },
 }
+
+# Push notifications (docs/notifications.md; credentials: docs/deploy.md "Push notifications"). Each
+# platform sends only when its credentials are set; a device of a platform without them is kept and
+# skipped. django-push-notifications reads PUSH_NOTIFICATIONS_SETTINGS.
+PUSH_NOTIFICATIONS_SETTINGS = {
+    "CONFIG": "push_notifications.conf.LegacyConfig",
+    "UNIQUE_REG_ID": False,  # one token, one user: accounts/push/devices.py moves it
+    "APNS_AUTH_KEY_PATH": os.environ.get("APNS_AUTH_KEY_PATH") or None,
+    "APNS_AUTH_KEY_ID": os.environ.get("APNS_AUTH_KEY_ID") or None,
+    "APNS_TEAM_ID": os.environ.get("APNS_TEAM_ID") or None,
+    "APNS_TOPIC": os.environ.get("APNS_TOPIC") or None,
+    "APNS_USE_SANDBOX": os.environ.get("APNS_USE_SANDBOX", "0") == "1",
+    # The Web Push (VAPID, RFC 8292) key pair: the private key (PEM or base64url DER) signs, the public
+    # key is what browsers subscribe with (GET push/vapid-key).
+    "WP_PRIVATE_KEY": os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY") or None,
+    "WP_CLAIMS": {"sub": os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:ops@example.invalid")},
+    "WP_ERROR_TIMEOUT": float(os.environ.get("PUSH_TIMEOUT_SECONDS", "5")),
+}
+WEBPUSH_VAPID_PUBLIC_KEY = os.environ.get("WEBPUSH_VAPID_PUBLIC_KEY", "")
+# FCM: the service account JSON file's path (firebase-admin's credential), and its project.
+FCM_CREDENTIALS_PATH = os.environ.get("FCM_CREDENTIALS_PATH", "")
+# A push that fails with a 5xx or a timeout is tried again after each of these (seconds); then given up.
+PUSH_RETRY_SCHEDULE = [
+    float(step) for step in os.environ.get("PUSH_RETRY_SCHEDULE", "2,10,60,300").split(",") if step.strip()
+]
+PUSH_DEVICES_PER_USER = 10
+# How long after his last open stream or long-poll a user still counts as watching (no your_turn push).
+PUSH_PRESENCE_SECONDS = 40
