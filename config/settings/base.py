@@ -554,8 +554,9 @@ PUSH_NOTIFICATIONS_SETTINGS = {
     "APNS_TEAM_ID": os.environ.get("APNS_TEAM_ID") or None,
     "APNS_TOPIC": os.environ.get("APNS_TOPIC") or None,
     "APNS_USE_SANDBOX": os.environ.get("APNS_USE_SANDBOX", "0") == "1",
-    # The Web Push (VAPID, RFC 8292) key pair: the private key (PEM or base64url DER) signs, the public
-    # key is what browsers subscribe with (GET push/vapid-key).
+    # The Web Push (VAPID, RFC 8292) key pair: the private key signs (base64url of its 32 bytes, or
+    # of its DER, or the path of a PEM file), the public key is what browsers subscribe with (GET
+    # push/vapid-key).
     "WP_PRIVATE_KEY": os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY") or None,
     "WP_CLAIMS": {"sub": os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:ops@example.invalid")},
     "WP_ERROR_TIMEOUT": float(os.environ.get("PUSH_TIMEOUT_SECONDS", "5")),

@@ -25,7 +25,9 @@ def test_a_device_is_registered_listed_and_removed(make_user, make_client, setti
     user, token = make_user()
     client = make_client(token)
 
-    created = _register(client, platform="webpush", subscription=_subscription(), locale="zh-CN", name="Chrome")
+    created = _register(
+        client, platform="webpush", subscription=_subscription(), locale="zh-CN", name="Chrome"
+    )
     assert created.status_code == 201, created.content
     body = created.json()
     assert set(body) == {"id", "platform", "locale", "name", "created_at"}  # never the token
@@ -80,9 +82,11 @@ def test_bad_registrations_are_refused_in_the_error_shape(make_user, make_client
 
 def test_signing_out_removes_that_sessions_devices_and_deletion_all(make_user, make_client):
     user, token = make_user()
-    phone = make_client().post(
-        "/api/v1/auth/token", {"username": user.username, "password": "correct-horse-9"}, format="json"
-    ).json()["token"]
+    phone = (
+        make_client()
+        .post("/api/v1/auth/token", {"username": user.username, "password": "correct-horse-9"}, format="json")
+        .json()["token"]
+    )
     assert _register(make_client(phone), platform="apns", token=APNS_TOKEN).status_code == 201
     assert _register(make_client(token), platform="fcm", token="fcm-token-2").status_code == 201
 
@@ -111,26 +115,38 @@ def test_preferences_default_on_and_change_per_kind_with_quiet_hours(make_user, 
 
     changed = client.patch(
         "/api/v1/me/notifications",
-        {"kinds": {"your_turn": False}, "quiet_hours": {"start": "22:30", "end": "07:00"},
-         "time_zone": "Asia/Shanghai"},
+        {
+            "kinds": {"your_turn": False},
+            "quiet_hours": {"start": "22:30", "end": "07:00"},
+            "time_zone": "Asia/Shanghai",
+        },
         format="json",
     )
     assert changed.status_code == 200, changed.content
     assert changed.json()["kinds"]["your_turn"] is False and changed.json()["kinds"]["deal_over"] is True
     assert changed.json()["quiet_hours"] == {"start": "22:30", "end": "07:00"}
     assert client.get("/api/v1/me/notifications").json() == changed.json()
-    assert client.patch("/api/v1/me/notifications", {"quiet_hours": None}, format="json").json()[
-        "quiet_hours"] is None
+    assert (
+        client.patch("/api/v1/me/notifications", {"quiet_hours": None}, format="json").json()["quiet_hours"]
+        is None
+    )
 
 
 @pytest.mark.parametrize(
     "body",
-    [{"kinds": {"gossip": True}}, {"time_zone": "Mars/Olympus"}, {"quiet_hours": {"start": "25:00", "end": "1"}},
-     {"kinds": {"your_turn": "sometimes"}}, {"colour": "red"}],
+    [
+        {"kinds": {"gossip": True}},
+        {"time_zone": "Mars/Olympus"},
+        {"quiet_hours": {"start": "25:00", "end": "1"}},
+        {"kinds": {"your_turn": "sometimes"}},
+        {"colour": "red"},
+    ],
 )
 def test_bad_preferences_are_refused(make_user, make_client, body):
     _, token = make_user()
-    assert_error(make_client(token).patch("/api/v1/me/notifications", body, format="json"), 400, "invalid_request")
+    assert_error(
+        make_client(token).patch("/api/v1/me/notifications", body, format="json"), 400, "invalid_request"
+    )
 
 
 def test_quiet_hours_cross_midnight_in_the_users_time_zone():
@@ -139,7 +155,9 @@ def test_quiet_hours_cross_midnight_in_the_users_time_zone():
     from accounts.push.models import NotificationPreferences
     from accounts.push.services import quiet_now
 
-    preferences = NotificationPreferences(quiet_start=time(22, 0), quiet_end=time(7, 0), time_zone="Asia/Shanghai")
+    preferences = NotificationPreferences(
+        quiet_start=time(22, 0), quiet_end=time(7, 0), time_zone="Asia/Shanghai"
+    )
     assert quiet_now(preferences, now=datetime(2026, 12, 6, 15, 0, tzinfo=UTC))  # 23:00 in Shanghai
     assert quiet_now(preferences, now=datetime(2026, 12, 6, 22, 59, tzinfo=UTC))  # 06:59
     assert not quiet_now(preferences, now=datetime(2026, 12, 6, 23, 0, tzinfo=UTC))  # 07:00

@@ -37,15 +37,14 @@ def b64url_decode(text: str) -> bytes:
 
 
 def vapid_keys() -> tuple[str, str]:
-    """A VAPID key pair: (private key PEM, public key as browsers take it: base64url, uncompressed)."""
+    """A VAPID key pair as docs/deploy.md configures it: (the private key, base64url of its 32 bytes;
+    the public key as browsers take it, base64url of the uncompressed point)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
+    private = b64url(key.private_numbers().private_value.to_bytes(32, "big"))
     public = key.public_key().public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
     )
-    return pem, b64url(public)
+    return private, b64url(public)
 
 
 @dataclass
@@ -73,7 +72,7 @@ class Browser:
 @dataclass
 class Received:
     path: str
-    headers: dict
+    headers: dict  # names in lower case
     message: dict | None  # decrypted; None when the push was refused
     status: int
 
@@ -130,7 +129,9 @@ class WebPushService:
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                status, message = service._take(self.path, dict(self.headers), body)
+                status, message = service._take(
+                    self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                )
                 self.send_response(status)
                 if status == 201:
                     self.send_header("Location", f"{self.path}/message/{len(service.received)}")
@@ -162,8 +163,8 @@ class WebPushService:
 
     def vapid_check(self, headers: dict) -> None:
         """RFC 8292 §2-3: `Authorization: vapid t=<JWT>, k=<public key>`."""
-        scheme, _, params = headers.get("Authorization", "").partition(" ")
-        assert scheme.lower() == "vapid", headers.get("Authorization")
+        scheme, _, params = headers.get("authorization", "").partition(" ")
+        assert scheme.lower() == "vapid", headers.get("authorization")
         values = dict(part.strip().split("=", 1) for part in params.split(","))
         key_bytes = b64url_decode(values["k"])
         if self.vapid_public_key is not None:
@@ -184,8 +185,8 @@ class WebPushService:
             if status == 201:
                 try:
                     self.vapid_check(headers)
-                    assert headers.get("Content-Encoding") == "aes128gcm"
-                    assert int(headers["TTL"]) >= 0
+                    assert headers.get("content-encoding") == "aes128gcm"
+                    assert int(headers["ttl"]) >= 0
                     message = browser.decrypt(body)
                 except Exception as exc:  # noqa: BLE001 - a push the service refuses
                     status, message = 400, {"refused": repr(exc)}
