@@ -3,7 +3,6 @@
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -70,6 +69,7 @@ class DeviceListOutputSerializer(serializers.Serializer):
 class MeDevicesApi(APIView):
     @extend_schema(
         operation_id="me_devices_create",
+        summary="Register a device for push notifications",
         tags=TAGS,
         request=DeviceCreateInputSerializer,
         responses={
@@ -105,6 +105,7 @@ class MeDevicesApi(APIView):
 
     @extend_schema(
         operation_id="me_devices_list",
+        summary="List your devices",
         tags=TAGS,
         responses={200: DeviceListOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
     )
@@ -116,6 +117,7 @@ class MeDevicesApi(APIView):
 class MeDeviceDetailApi(APIView):
     @extend_schema(
         operation_id="me_devices_delete",
+        summary="Remove a device",
         tags=TAGS,
         parameters=[OpenApiParameter("device_id", int, OpenApiParameter.PATH)],
         request=None,
@@ -161,6 +163,7 @@ def _preferences_body(preferences) -> dict:
 class MeNotificationsApi(APIView):
     @extend_schema(
         operation_id="me_notifications_get",
+        summary="Your notification preferences",
         tags=TAGS,
         responses={200: NotificationsOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
     )
@@ -169,6 +172,7 @@ class MeNotificationsApi(APIView):
 
     @extend_schema(
         operation_id="me_notifications_update",
+        summary="Change your notification preferences",
         tags=TAGS,
         request=NotificationsPatchInputSerializer,
         responses={
@@ -206,6 +210,7 @@ class InboxQueryInputSerializer(StrictInputSerializer):
 class MeInboxApi(APIView):
     @extend_schema(
         operation_id="me_inbox",
+        summary="Your inbox",
         tags=TAGS,
         parameters=[InboxQueryInputSerializer],
         responses={
@@ -243,6 +248,7 @@ class InboxReadOutputSerializer(serializers.Serializer):
 class MeInboxReadApi(APIView):
     @extend_schema(
         operation_id="me_inbox_read",
+        summary="Mark inbox items read",
         tags=TAGS,
         request=InboxReadInputSerializer,
         responses={
@@ -264,14 +270,14 @@ class VapidKeyOutputSerializer(serializers.Serializer):
 
 
 class PushVapidKeyApi(APIView):
-    authentication_classes = []
-    permission_classes = [AllowAny]
-
     @extend_schema(
         operation_id="push_vapid_key",
+        summary="The Web Push public key",
         tags=TAGS,
-        auth=[],
-        responses={200: VapidKeyOutputSerializer, **error_responses(ErrorCode.NOT_FOUND)},
+        responses={
+            200: VapidKeyOutputSerializer,
+            **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.NOT_FOUND),
+        },
         description="The server's Web Push (VAPID) public key; 404 when Web Push is not configured.",
     )
     def get(self, request):

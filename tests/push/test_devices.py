@@ -164,8 +164,9 @@ def test_quiet_hours_cross_midnight_in_the_users_time_zone():
     assert not quiet_now(preferences, now=datetime(2026, 12, 6, 6, 0, tzinfo=UTC))  # 14:00
 
 
-def test_the_vapid_key_is_served_when_configured(make_client, settings):
+def test_the_vapid_key_is_served_when_configured(make_user, make_client, settings):
+    _, token = make_user()
     settings.WEBPUSH_VAPID_PUBLIC_KEY = ""
-    assert_error(make_client().get("/api/v1/push/vapid-key"), 404, "not_found")
+    assert_error(make_client(token).get("/api/v1/push/vapid-key"), 404, "not_found")
     settings.WEBPUSH_VAPID_PUBLIC_KEY = "BPublicKey"
-    assert make_client().get("/api/v1/push/vapid-key").json() == {"public_key": "BPublicKey"}
+    assert make_client(token).get("/api/v1/push/vapid-key").json() == {"public_key": "BPublicKey"}
