@@ -176,6 +176,8 @@ REST_FRAMEWORK = {
         "reports": os.environ.get("REPORTS_THROTTLE_RATE", "20/hour"),
         # `POST tables` per user (matchmaking/apis.py TableCreateThrottle); staff are not throttled.
         "tables": os.environ.get("TABLES_THROTTLE_RATE", "10/hour"),
+        # `POST tables/{id}/invites` per user (matchmaking/invitation_apis.py): each buzzes a phone.
+        "invites": os.environ.get("INVITES_THROTTLE_RATE", "30/hour"),
     },
     # Trusted reverse proxies in front of the web process: 0 (default) keys rate limits on the socket
     # address and ignores X-Forwarded-For, which a client can write itself.

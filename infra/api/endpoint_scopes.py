@@ -41,6 +41,8 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     "table-seat-remove": {"POST": TABLES},
     "table-join": {"POST": PLAY},
     "table-leave": {"POST": PLAY},
+    "table-invites": {"POST": PLAY},
+    "invitation-decline": {"POST": PLAY},
     "game-actions": {"POST": PLAY},
     "game-trustee": {"POST": PLAY},
     "bench-bare": {"POST": PLAY},
