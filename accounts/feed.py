@@ -135,8 +135,8 @@ def _push_schedule(appended: list[tuple[int, int]]) -> None:
     """Hand the new entries of the pushable kinds (accounts/push_kinds.py) to the worker, which pushes
     them to the users' phones (accounts/push/delivery.py, docs/notifications.md): one task per commit,
     sent by name (the push app builds on this module), never the push itself, so a push service down
-    or slow never delays the request. A lost task loses those pushes, not the entries: the feed and
-    the inbox keep them."""
+    or slow never delays the request. A lost task loses those pushes and inbox copies, not the
+    entries: the feed keeps them."""
     try:
         current_app.send_task("push.entries_push", kwargs={"entries": appended})
     except Exception:  # noqa: BLE001
