@@ -30,3 +30,9 @@ def entries_push(*, entries: list) -> int:
 @shared_task(name="push.delivery_retry", **TASK_SAFE_TO_REPEAT)
 def push_delivery_retry(*, delivery_id: int) -> str | None:
     return delivery.delivery_retry(delivery_id=delivery_id)
+
+
+@shared_task(name="push.entries_drain", **TASK_SAFE_TO_REPEAT)
+def push_entries_drain() -> int:
+    """Every PUSH_DRAIN_SECONDS (beat): the entries the feed queued in Redis."""
+    return delivery.entries_drain()

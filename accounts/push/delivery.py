@@ -1,9 +1,10 @@
 """Pushing feed entries to a user's devices: the worker's side (docs/notifications.md "Delivery").
 
-The feed hands each commit's new entries of the pushable kinds to the `push.entries_push` task
-(accounts/feed.py). For each entry: a copy goes to the user's inbox if its kind keeps one; then,
-unless the user turned the kind off, is in his quiet hours, or (for `your_turn`) is watching the
-game in the foreground (infra/presence.py), one push per device.
+The feed hands each commit's new entries of the pushable kinds to the worker (accounts/feed.py: a
+Redis list drained by `push.entries_drain`, or without Redis the `push.entries_push` task). For
+each entry: a copy goes to the user's inbox if its kind keeps one; then, unless the user turned the
+kind off, is in his quiet hours, or (for `your_turn`) is watching the game in the foreground
+(infra/presence.py), one push per device.
 
 A push is at most once per entry per device: its `PushDelivery` row (unique per device and seq) is
 claimed before the send, so a task run twice sends nothing the second time. A 5xx or a timeout is
@@ -28,11 +29,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import translation
 
+from accounts.feed import PUSH_QUEUE
 from accounts.models import FeedEvent
 from accounts.push import services
 from accounts.push.models import DeliveryStatus, InboxItem, Platform, PushDelivery, PushDevice
 from accounts.push_kinds import INBOX_KINDS, KINDS, payload_fields
-from infra import metrics, presence
+from infra import metrics, presence, wakeups
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +79,19 @@ def entries_push(*, entries: list[tuple[int, int]]) -> int:
                 _inbox_keep(user_id, entry)
         sent += _user_push(user_id, [e for e in feed_entries if e["type"] in KINDS])
     return sent
+
+
+def entries_drain(*, batch: int = 500) -> int:
+    """The beat task's body, every PUSH_DRAIN_SECONDS: push what the feed queued in Redis
+    (accounts/feed.py), until the queue is empty. Returns the pushes sent."""
+    if not settings.REDIS_URL:
+        return 0
+    sent = 0
+    while True:
+        values = wakeups.dequeue(queue=PUSH_QUEUE, count=batch)
+        if not values:
+            return sent
+        sent += entries_push(entries=[tuple(pair) for value in values for pair in orjson.loads(value)])
 
 
 def _inbox_keep(user_id: int, entry: dict) -> None:

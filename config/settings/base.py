@@ -545,7 +545,10 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-# Push notifications (docs/notifications.md; credentials: docs/deploy.md "Push notifications"). Each
+# Off: the feed hands no entry to the push task (a deployment without any push credentials saves the
+# task per entry; bench/push.py measures a move without it).
+PUSH_ENABLED = env_bool("PUSH_ENABLED", True)
+# Push notifications (docs/notifications.md; credentials: docs/deploy.md "Environment variables"). Each
 # platform sends only when its credentials are set; a device of a platform without them is kept and
 # skipped. django-push-notifications reads PUSH_NOTIFICATIONS_SETTINGS.
 PUSH_NOTIFICATIONS_SETTINGS = {
@@ -571,5 +574,12 @@ PUSH_RETRY_SCHEDULE = [
     float(step) for step in os.environ.get("PUSH_RETRY_SCHEDULE", "2,10,60,300").split(",") if step.strip()
 ]
 PUSH_DEVICES_PER_USER = 10
+# With Redis, the feed queues the entries to push there (accounts/feed.py); beat drains them this often.
+PUSH_DRAIN_SECONDS = float(os.environ.get("PUSH_DRAIN_SECONDS", "1"))
+CELERY_BEAT_SCHEDULE["push-drain"] = {
+    "task": "push.entries_drain",
+    "schedule": PUSH_DRAIN_SECONDS,
+    "options": {"expires": PUSH_DRAIN_SECONDS},
+}
 # How long after his last open stream or long-poll a user still counts as watching (no your_turn push).
 PUSH_PRESENCE_SECONDS = 40

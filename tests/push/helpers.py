@@ -1,5 +1,8 @@
 """Running the push tasks the commits sent, as the worker would: taken from the test broker's queue
-(the in-memory transport, config/settings/test.py) and run in this process."""
+(the in-memory transport, config/settings/test.py) and run in this process; with Redis configured,
+then the beat's drain of what the feed queued there (accounts/feed.py)."""
+
+from django.conf import settings
 
 from config.celery import app
 
@@ -24,4 +27,7 @@ def run_queued_tasks(prefix: str = "push.") -> list[str]:
                     ran.append(name)
         finally:
             queue.close()
+    if settings.REDIS_URL and prefix == "push.":
+        app.tasks["push.entries_drain"]()
+        ran.append("push.entries_drain")
     return ran

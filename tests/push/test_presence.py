@@ -54,7 +54,7 @@ def test_a_watching_user_gets_no_your_turn_push_and_a_backgrounded_one_does(
         stream = await events.open_call("/api/v1/me/events", token=token, headers=events.STREAM)
         assert stream.status == 200
         await _until(lambda: presence.watching(user_id=user.pk))
-        assert await sync_to_async(turn)(1) == ["push.entries_push"]
+        assert await sync_to_async(turn)(1) == ["push.entries_drain"]  # queued in Redis, drained
         assert webpush_service.delivered(browser) == []  # in the foreground: no buzz
         await stream.close()
         await _until(lambda: not presence.watching(user_id=user.pk))
