@@ -24,6 +24,9 @@ import sys
 import time
 from pathlib import Path
 
+# bench/support.py (found beside this script)
+from support import in_process_environment, one_deal_table, random_move
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -48,13 +51,7 @@ def main() -> None:
     service.vapid_public_key = public
     os.environ.update(
         {
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "config.settings.local",
-            "DJANGO_DEBUG": "0",
-            "REDIS_URL": redis_url,
-            "CELERY_BROKER_URL": redis_url,
-            "LOG_LEVEL": "WARNING",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
+            **in_process_environment(database_url=database_url, redis_url=redis_url),
             "WEBHOOK_ALLOW_PRIVATE": "1",  # the push service is on loopback
             "WEBPUSH_VAPID_PRIVATE_KEY": private,
             "WEBPUSH_VAPID_PUBLIC_KEY": public,
@@ -84,7 +81,6 @@ def main() -> None:
     staff = Client(headers={"authorization": f"Bearer {token_create(user=staff_user)}"})
     players = [Client(headers={"authorization": f"Bearer {token_create(user=u)}"}) for u in users]
     rng = random.Random(stamp)
-    rules = engine.preset("weihai")
 
     def register(user, count: int) -> None:
         for _ in range(count):
@@ -95,20 +91,7 @@ def main() -> None:
             )
 
     def new_table():
-        seed = rng.randrange(2**62)
-        table = staff.post(
-            "/api/v1/tables",
-            {"preset": "weihai", "deals": 1, "setups": [{"seed": seed}]},
-            content_type="application/json",
-        ).json()
-        for seat, player in enumerate(players):
-            player.post(
-                f"/api/v1/tables/{table['id']}/join",
-                {"code": table["code"], "seat": seat},
-                content_type="application/json",
-            )
-        game = staff.get(f"/api/v1/tables/{table['id']}").json()["current_game"]
-        return game, engine.new_deal(rules, seed=seed, start_seat=0, context=None), 0
+        return (*one_deal_table(staff, players, rng, "weihai"), 0)
 
     # --- 1. web CPU per move ---------------------------------------------------------------------
     # Two phases, each interleaving push off (its baseline) and push on move by move: without devices,
@@ -124,15 +107,8 @@ def main() -> None:
         # Per phase: devices or not (rows the web never reads on a move); per move: push on or off.
         mode = (int(with_devices), done % 2 == 1)
         settings.PUSH_ENABLED = mode[1]
-        seat = engine.to_act(state)[0]
-        legal = engine.legal_actions(state, seat)
-        plays = [a for a in legal if a.type == "play"]
-        action = rng.choice(plays) if plays and rng.random() < 0.8 else rng.choice(legal)
-        payload = {"type": action.type, "expected_version": version}
-        if action.cards:
-            payload["cards"] = list(action.cards)
-        if action.card is not None:
-            payload["card"] = action.card
+        seat, action, payload = random_move(state, rng)
+        payload["expected_version"] = version
         started = time.thread_time()
         response = players[seat].post(
             f"/api/v1/games/{game}/actions", payload, content_type="application/json"

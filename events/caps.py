@@ -26,6 +26,7 @@ from django.conf import settings
 from rest_framework.exceptions import Throttled
 
 from events import presence
+from events.loops import of_running_loop
 
 
 @dataclass(eq=False)
@@ -52,13 +53,7 @@ _held: dict[asyncio.AbstractEventLoop, _Held] = {}
 
 
 def _of_loop() -> _Held:
-    loop = asyncio.get_running_loop()
-    held = _held.get(loop)
-    if held is None:
-        for stale in [other for other in _held if other.is_closed()]:
-            del _held[stale]
-        held = _held[loop] = _Held()
-    return held
+    return of_running_loop(_held, _Held)
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ import time
 
 from django.conf import settings
 
+from events.loops import of_running_loop
 from infra.presence import presence_key
 
 logger = logging.getLogger(__name__)
@@ -36,13 +37,7 @@ _marks: dict[asyncio.AbstractEventLoop, _Marks] = {}
 def _of_loop() -> _Marks | None:
     if not settings.REDIS_URL:
         return None
-    loop = asyncio.get_running_loop()
-    marks = _marks.get(loop)
-    if marks is None:
-        for stale in [other for other in _marks if other.is_closed()]:
-            del _marks[stale]
-        marks = _marks[loop] = _Marks()
-    return marks
+    return of_running_loop(_marks, _Marks)
 
 
 def _client(marks: _Marks):
