@@ -212,6 +212,10 @@ SPECTACULAR_SETTINGS = {
         {"name": "moderation", "description": "Reports, sanctions and the audit (staff)."},
         {"name": "bots", "description": "Bot accounts of integrators (staff)."},
         {"name": "webhooks", "description": "Signed deliveries of table and game events."},
+        {
+            "name": "notifications",
+            "description": "Devices for push, preferences and the inbox (docs/notifications.md).",
+        },
     ],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
