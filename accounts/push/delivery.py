@@ -141,8 +141,10 @@ def _attempt(delivery: PushDelivery, device: PushDevice, entry: dict) -> str:
     message = message_for(entry, locale=device.locale)
     try:
         outcome = SENDERS[device.platform](device, message)
-    except Exception:  # noqa: BLE001 - a bug or a library's surprise: counted, logged, not retried
-        logger.exception("push of %s #%s to device %s failed", delivery.kind, delivery.seq, device.pk)
+    except Exception as exc:  # noqa: BLE001 - a bug or a library's surprise: counted, logged, not retried
+        # The exception's class only: a client library's message may quote the endpoint or the token.
+        name = type(exc).__name__
+        logger.error("push of %s #%s to device %s failed: %s", delivery.kind, delivery.seq, device.pk, name)
         outcome = "failed"
     delivery.attempts += 1
     metrics.record_push(platform=device.platform, kind=delivery.kind, outcome=outcome)

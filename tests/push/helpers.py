@@ -4,12 +4,12 @@ then the beat's drain of what the feed queued there (accounts/feed.py)."""
 
 from django.conf import settings
 
+import accounts.tasks  # noqa: F401 - registers the push tasks, as the worker's autodiscovery does
 from config.celery import app
 
 
 def run_queued_tasks(prefix: str = "push.") -> list[str]:
     """Run every queued task whose name starts with `prefix` (others are dropped); their names."""
-    app.loader.import_default_modules()  # the installed apps' tasks modules, as a worker loads them
     ran = []
     with app.connection_for_read() as connection:
         queue = connection.SimpleQueue(app.conf.task_default_queue)

@@ -163,3 +163,36 @@ def test_quiet_hours_hold_pushes_back(
     run_queued_tasks()
     assert webpush_service.received == []
     assert make_client(token).get("/api/v1/me/inbox").json()["unread"] == 1  # kept for later
+
+
+def test_failures_are_logged_and_counted_without_the_token(
+    webpush_service, make_user, make_client, django_capture_on_commit_callbacks, caplog
+):
+    from prometheus_client import REGISTRY
+
+    def count(outcome):
+        labels = {"platform": "webpush", "kind": "table_closed", "outcome": outcome}
+        return REGISTRY.get_sample_value("baohuang_push_sent_total", labels) or 0
+
+    before = {outcome: count(outcome) for outcome in ("failed", "gone")}
+    user, token = make_user()
+    refused, gone, broken = webpush_service.browser(), webpush_service.browser(), webpush_service.browser()
+    webpush_service.answer(refused, 400)
+    webpush_service.answer(gone, 410)
+    _device(make_client, token, refused)
+    _device(make_client, token, gone)
+    subscription = broken.subscription()
+    subscription["keys"]["p256dh"] = "not-a-key"  # the encryption fails in the client library
+    body = {"platform": "webpush", "subscription": subscription}
+    assert make_client(token).post("/api/v1/me/devices", body, format="json").status_code == 201
+
+    with caplog.at_level("INFO"):
+        _append(django_capture_on_commit_callbacks, user_id=user.pk, type="table_closed", data={"table": 3})
+        run_queued_tasks()
+
+    assert count("failed") == before["failed"] + 2 and count("gone") == before["gone"] + 1
+    logged = "\n".join(record.getMessage() + str(record.exc_info) for record in caplog.records)
+    assert "given up" in logged and "failed: Error" in logged and "gone: removed" in logged  # binascii.Error
+    for browser in (refused, gone, broken):
+        secrets = [browser.endpoint.rsplit("/", 1)[1], browser.subscription()["keys"]["auth"]]
+        assert not any(secret in logged for secret in secrets)
