@@ -54,7 +54,9 @@ KINDS: dict[str, Kind] = {
     "invited": Kind(
         title=_("You are invited"),
         body=_("A player invites you to a private table."),
-        fields=("table", "code", "invitation"),
+        # Not the table's code: it opens a private table, and a push crosses Apple's or Google's
+        # servers. The app reads it from the feed or the inbox.
+        fields=("table", "invitation"),
         high=True,
         inbox=True,
     ),

@@ -46,7 +46,7 @@ def test_an_invitation_reaches_the_phone_decrypted_in_its_language_and_lands_in_
     assert message == {
         "title": "你被邀请了",
         "body": "一位玩家邀请你加入私人牌桌。",
-        "data": {"type": "invited", "seq": seq, "table": 7, "code": "K3X9", "invitation": 2},
+        "data": {"type": "invited", "seq": seq, "table": 7, "invitation": 2},  # not the code: a secret
     }
     [received] = webpush_service.received
     assert received.headers["urgency"] == "high" and "topic" not in received.headers
