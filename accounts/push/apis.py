@@ -147,6 +147,13 @@ class NotificationsPatchInputSerializer(StrictInputSerializer):
     time_zone = serializers.CharField(required=False, max_length=64)
 
 
+class ExportNotificationsOutputSerializer(NotificationsOutputSerializer):
+    """The preferences as `GET me/export` holds them (accounts/account_apis.py)."""
+
+    def to_representation(self, preferences):
+        return _preferences_body(preferences)
+
+
 def _preferences_body(preferences) -> dict:
     quiet = None
     if preferences.quiet_start is not None and preferences.quiet_end is not None:

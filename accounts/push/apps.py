@@ -10,3 +10,10 @@ class PushConfig(AppConfig):
     label = "push"
     default_auto_field = "django.db.models.BigAutoField"
     verbose_name = "Push notifications"
+
+    def ready(self) -> None:
+        from accounts import account_hooks
+        from accounts.push import services
+
+        # What `GET me/export` holds of it (deletion erases through accounts/account_services.py).
+        account_hooks.account_export_subscribe(services.account_push_export)

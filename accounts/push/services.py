@@ -7,7 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.push import devices
-from accounts.push.models import InboxItem, NotificationPreferences
+from accounts.push.models import InboxItem, NotificationPreferences, PushDevice
 from accounts.push_kinds import KINDS
 from infra.api.errors import ApiError, ErrorCode
 
@@ -79,6 +79,18 @@ def inbox_mark_read(*, user_id: int, seqs: list[int] | None) -> int:
     if seqs is not None:
         items = items.filter(seq__in=seqs)
     return items.update(read_at=timezone.now())
+
+
+def account_push_export(*, user_id: int) -> dict:
+    """The sections of `GET me/export` this app keeps (their shape: accounts/account_apis.py): the
+    devices without their tokens, the preferences and the inbox."""
+    return {
+        "devices": list(
+            PushDevice.objects.filter(user_id=user_id).select_related("apns", "fcm", "webpush").order_by("id")
+        ),
+        "notifications": preferences_of(user_id=user_id),
+        "inbox": list(InboxItem.objects.filter(user_id=user_id).order_by("seq")),
+    }
 
 
 def account_push_erase(*, user_id: int) -> None:

@@ -170,3 +170,18 @@ def test_the_vapid_key_is_served_when_configured(make_user, make_client, setting
     assert_error(make_client(token).get("/api/v1/push/vapid-key"), 404, "not_found")
     settings.WEBPUSH_VAPID_PUBLIC_KEY = "BPublicKey"
     assert make_client(token).get("/api/v1/push/vapid-key").json() == {"public_key": "BPublicKey"}
+
+
+def test_the_export_holds_devices_without_tokens_preferences_and_inbox(make_user, make_client):
+    _, token = make_user()
+    client = make_client(token)
+    _register(client, platform="apns", token=APNS_TOKEN, locale="zh-Hans", name="iPhone")
+    client.patch("/api/v1/me/notifications", {"kinds": {"deal_over": False}}, format="json")
+    export = client.get("/api/v1/me/export")
+    assert export.status_code == 200, export.content
+    body = export.json()
+    assert [(d["platform"], d["locale"], d["name"]) for d in body["devices"]] == [
+        ("apns", "zh-hans", "iPhone")
+    ]
+    assert body["notifications"]["kinds"]["deal_over"] is False and body["inbox"] == []
+    assert APNS_TOKEN not in export.content.decode()
