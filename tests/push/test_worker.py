@@ -12,7 +12,7 @@ from accounts.feed import feed_append
 from accounts.push import devices
 from accounts.push.models import PushDelivery
 from infra import wakeups
-from tests.games.worker import Worker, database_url, flush_redis, use_broker
+from tests.games.worker import worker_running
 from tests.push.webpush_service import vapid_keys
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
@@ -27,8 +27,6 @@ def worker(tmp_path, settings, webpush_service, monkeypatch):
         (pytest.fail if os.environ.get("CI") else pytest.skip)(reason)
     settings.REDIS_URL = BROKER  # the feed queues there; the worker's drain reads it
     wakeups._sync_client = None
-    flush_redis(BROKER)
-    previous = use_broker(BROKER)
     private, public = vapid_keys()
     webpush_service.vapid_public_key = public
     env = {
@@ -39,16 +37,10 @@ def worker(tmp_path, settings, webpush_service, monkeypatch):
         "PUSH_DRAIN_SECONDS": "0.3",
         "PUSH_RETRY_SCHEDULE": "0.5,0.5",
     }
-    process = Worker(
-        broker=BROKER, database=database_url(connection.settings_dict), workdir=tmp_path, env=env
-    )
     try:
-        process.start()
-        yield process
+        with worker_running(broker=BROKER, workdir=tmp_path, env=env) as process:
+            yield process
     finally:
-        process.kill()
-        use_broker(*previous)
-        flush_redis(BROKER)
         wakeups._sync_client = None
 
 
