@@ -17,6 +17,7 @@ from accounts.apis import (
     device_field,
 )
 from accounts.models import TokenKind
+from accounts.push import apis as push_apis
 from accounts.scopes import Scope
 from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
@@ -254,6 +255,9 @@ class MeExportOutputSerializer(serializers.Serializer):
     penalties = ExportPenaltyOutputSerializer(many=True)
     reports_filed = ExportReportOutputSerializer(many=True)
     tickets = ExportTicketOutputSerializer(many=True)
+    devices = push_apis.DeviceOutputSerializer(many=True, help_text="Push devices, never their tokens.")
+    notifications = push_apis.ExportNotificationsOutputSerializer()
+    inbox = push_apis.InboxItemOutputSerializer(many=True, help_text="Oldest first.")
 
 
 class MeExportApi(APIView):

@@ -30,6 +30,8 @@ from accounts.models import (
     TokenKind,
     User,
 )
+from accounts.push import devices
+from accounts.push import services as push_services
 from accounts.usernames import DELETED_PREFIX, username_key, username_normalize
 from accounts.webhooks.models import Webhook
 from infra import wakeups
@@ -137,6 +139,7 @@ def session_revoke(*, user: User, token_id: int) -> None:
     token_cache.forget(tokens.values_list("key_hash", flat=True))
     if not tokens.update(revoked_at=timezone.now()):
         raise ApiError(ErrorCode.NOT_FOUND, "No such token.")
+    devices.devices_remove_for_tokens(token_ids=[token_id])  # that phone signed out
     wakeups.publish_access(user_ids=[user.pk])
 
 
@@ -197,6 +200,8 @@ def _account_erase(*, account: User, by: User, reason: str) -> None:
     account_hooks.account_erase_run(user_id=account.pk)
     # After the hooks: leaving a table may still append to his feed.
     FeedEvent.objects.filter(user=account).delete()
+    # His phones hear nothing more; his inbox and preferences go with his feed.
+    push_services.account_push_erase(user_id=account.pk)
     Webhook.objects.filter(owner=account).delete()
     Rating.objects.filter(user=account).delete()
     services.moderation_action_record(

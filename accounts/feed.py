@@ -9,21 +9,30 @@ his new entry (infra/wakeups.py).
 """
 
 import functools
+import logging
 from dataclasses import dataclass
 
+import orjson
+from celery import current_app
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
+from accounts.push_kinds import KINDS as PUSH_KINDS
 from infra import wakeups
 from infra.api.errors import ApiError, ErrorCode
 from infra.json_field import json_column
 from infra.sql_insert import rows_insert
 
+logger = logging.getLogger(__name__)
+
 # Entries older than this many per user are pruned as new ones arrive: the feed is for following
 # what happens now; history has its own endpoints. A cursor older than what is kept is refused
 # (`feed_cursor_expired`, docs/client-guide.md §5), never answered with a silent gap.
 FEED_KEEP = 500
+# The Redis list of (user_id, seq) pairs to push (accounts/push/delivery.py `entries_drain`).
+PUSH_QUEUE = "push"
 # The most entries one read answers (a long-poll, a stream's catch-up page).
 FEED_PAGE = 200
 
@@ -120,7 +129,28 @@ def _appended(entries: list, by_user: dict, seqs: dict[int, int]) -> list[int]:
     transaction.on_commit(
         lambda: [wakeups.publish_user(user_id=u, seq=q, entry=entry) for u, q, entry in pushed]
     )
+    pushable = [(u, q) for u, q, entry in pushed if entry["type"] in PUSH_KINDS]
+    if pushable and settings.PUSH_ENABLED:
+        transaction.on_commit(lambda: _push_schedule(pushable))
     return [seqs[user_id] for user_id, _, _ in entries]
+
+
+def _push_schedule(appended: list[tuple[int, int]]) -> None:
+    """Hand the new entries of the pushable kinds (accounts/push_kinds.py) to the worker, which pushes
+    them to the users' phones (accounts/push/delivery.py, docs/notifications.md), never the push
+    itself, so a push service down or slow never delays the request.
+
+    With Redis they join the commit's wake-ups in their one round trip (a list the worker drains
+    every PUSH_DRAIN_SECONDS): a Celery message per move cost the move a sixth more CPU
+    (bench/push.py). Without Redis, a task per commit, sent by name (the push app builds on this
+    module). A lost hand-over loses those pushes and inbox copies, not the entries: the feed keeps
+    them."""
+    if wakeups.enqueue(queue=PUSH_QUEUE, value=orjson.dumps(appended)):
+        return
+    try:
+        current_app.send_task("push.entries_push", kwargs={"entries": appended})
+    except Exception:  # noqa: BLE001
+        logger.warning("push task for feed entries %s not scheduled", appended, exc_info=True)
 
 
 def _number(user_ids: list[int]) -> dict[int, int]:

@@ -27,7 +27,7 @@ from infra.api.schema import (
 )
 from infra.api.serializers import LongPollQueryInputSerializer
 
-FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")
+FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction", "invited")
 
 
 class TicketMatchedEventOutputSerializer(serializers.Serializer):
@@ -85,11 +85,24 @@ class SanctionEventOutputSerializer(serializers.Serializer):
         ref_name = "SanctionEvent"
 
 
+class InvitedEventOutputSerializer(serializers.Serializer):
+    type = type_field("invited")
+    seq = serializers.IntegerField()
+    invitation = serializers.IntegerField(help_text="Decline it with POST me/invitations/{id}/decline.")
+    table = serializers.IntegerField()
+    code = serializers.CharField(help_text="Join with it: POST tables/{table}/join.")
+    by = serializers.CharField(help_text="The inviter's username.")
+
+    class Meta:
+        ref_name = "InvitedEvent"
+
+
 FEED_EVENTS = {
     "ticket_matched": TicketMatchedEventOutputSerializer,
     "deal_started": FeedDealStartedEventOutputSerializer,
     "your_turn": YourTurnEventOutputSerializer,
     "sanction": SanctionEventOutputSerializer,
+    "invited": InvitedEventOutputSerializer,
 }
 
 
@@ -114,9 +127,10 @@ class MeEventsApi(APIView):
         ],
         description=(
             "Everything addressed to you, in order: `ticket_matched`, `deal_started`, `your_turn`, "
-            "`sanction`. With `Accept: text/event-stream` the same entries come as Server-Sent Events "
-            "(`id` = seq, `event` = type, `data` = the entry; reconnect with `Last-Event-ID` or "
-            "`after`); the stream ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
+            "`sanction`, `invited` (docs/notifications.md). With `Accept: text/event-stream` the same "
+            "entries come as Server-Sent Events (`id` = seq, `event` = type, `data` = the entry; "
+            "reconnect with `Last-Event-ID` or `after`); the stream ends after EVENTS_SSE_MAX_SECONDS "
+            "or when you may no longer read "
             "the feed (checked every EVENTS_SSE_CHECK_SECONDS). `after=0` starts from the oldest entry "
             "kept (the newest 500 are); to follow from now, pass `feed_last_seq` from `GET me/active`. "
             "A cursor past the newest entry is `409 feed_cursor_ahead`, one before entries no longer kept "

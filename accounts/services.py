@@ -26,6 +26,7 @@ from accounts.models import (
     User,
 )
 from accounts.permissions import missing_scope_error
+from accounts.push import devices
 from accounts.scopes import BOT_SCOPES, Scope, scopes_granted
 from accounts.usernames import (
     GUEST_PREFIX,
@@ -169,6 +170,8 @@ def token_revoke(*, token) -> None:
         return
     AuthToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
     token_cache.forget([token.key_hash])
+    # The phone signed out: it no longer hears of this account (docs/notifications.md "Devices").
+    devices.devices_remove_for_tokens(token_ids=[token.pk])
 
 
 def tokens_revoke_all(*, user: User) -> int:
@@ -182,6 +185,7 @@ def tokens_revoke_all(*, user: User) -> int:
         get_access_token_model().objects.filter(user=user).delete()
         token_cache.forget_user(user_id=user.pk)
         wakeups.publish_access(user_ids=[user.pk])
+        devices.devices_remove_for_user(user_id=user.pk)
         return AuthToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 

@@ -6,6 +6,7 @@ attempt."""
 
 from celery import shared_task
 
+from accounts.push import delivery
 from accounts.webhooks import services
 from config.celery import TASK_SAFE_TO_REPEAT
 
@@ -18,3 +19,20 @@ def webhook_message_deliver(*, message_id: int) -> bool:
 @shared_task(name="accounts.webhooks_sweep", **TASK_SAFE_TO_REPEAT)
 def webhooks_sweep() -> int:
     return services.webhooks_sweep()
+
+
+@shared_task(name="push.entries_push", **TASK_SAFE_TO_REPEAT)
+def entries_push(*, entries: list) -> int:
+    """New feed entries of the pushable kinds (accounts/feed.py): at most once per device each."""
+    return delivery.entries_push(entries=[tuple(pair) for pair in entries])
+
+
+@shared_task(name="push.delivery_retry", **TASK_SAFE_TO_REPEAT)
+def push_delivery_retry(*, delivery_id: int) -> str | None:
+    return delivery.delivery_retry(delivery_id=delivery_id)
+
+
+@shared_task(name="push.entries_drain", **TASK_SAFE_TO_REPEAT)
+def push_entries_drain() -> int:
+    """Every PUSH_DRAIN_SECONDS (beat): the entries the feed queued in Redis."""
+    return delivery.entries_drain()

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from accounts import account_apis, apis, bot_apis, feed_apis, token_apis
+from accounts.push import apis as push_apis
 from accounts.webhooks import apis as webhook_apis
 from infra.api import converters  # noqa: F401 - registers <id:...> and <seat:...>
 
@@ -31,6 +32,12 @@ urlpatterns = [
     path("me/export", account_apis.MeExportApi.as_view(), name="me-export"),
     path("me/restrictions", apis.MeRestrictionsApi.as_view(), name="me-restrictions"),
     path("me/events", feed_apis.MeEventsApi.as_view(), name="me-events"),
+    path("me/devices", push_apis.MeDevicesApi.as_view(), name="me-devices"),
+    path("me/devices/<id:device_id>", push_apis.MeDeviceDetailApi.as_view(), name="me-device-detail"),
+    path("me/notifications", push_apis.MeNotificationsApi.as_view(), name="me-notifications"),
+    path("me/inbox", push_apis.MeInboxApi.as_view(), name="me-inbox"),
+    path("me/inbox/read", push_apis.MeInboxReadApi.as_view(), name="me-inbox-read"),
+    path("push/vapid-key", push_apis.PushVapidKeyApi.as_view(), name="push-vapid-key"),
     path("ratings/leaderboard", apis.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
     path("users/<id:user_id>/ratings", apis.UserRatingsApi.as_view(), name="user-ratings"),
 ]

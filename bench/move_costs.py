@@ -29,6 +29,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+# bench/support.py (found beside this script)
+from support import in_process_environment, one_deal_table, random_move
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -48,17 +51,7 @@ def main() -> None:
     if not database_url.startswith("postgres"):
         sys.exit("bench/move_costs.py measures PostgreSQL: set DATABASE_URL=postgres://...")
     redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
-    os.environ.update(
-        {
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "config.settings.local",
-            "DJANGO_DEBUG": "0",
-            "REDIS_URL": redis_url,
-            "CELERY_BROKER_URL": redis_url,
-            "LOG_LEVEL": "WARNING",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-        }
-    )
+    os.environ.update(in_process_environment(database_url=database_url, redis_url=redis_url))
     import django
 
     django.setup()
@@ -143,23 +136,9 @@ def main() -> None:
     )
     players = [client_for(User.objects.create_user(username=f"cost-{stamp}-{s}")) for s in range(5)]
     rng = random.Random(stamp)
-    rules = engine.preset(args.preset)
 
     def new_table():
-        seed = rng.randrange(2**62)
-        table = staff.post(
-            "/api/v1/tables",
-            {"preset": args.preset, "deals": 1, "setups": [{"seed": seed}]},
-            content_type="application/json",
-        ).json()
-        for seat, player in enumerate(players):
-            player.post(
-                f"/api/v1/tables/{table['id']}/join",
-                {"code": table["code"], "seat": seat},
-                content_type="application/json",
-            )
-        game = staff.get(f"/api/v1/tables/{table['id']}").json()["current_game"]
-        return game, engine.new_deal(rules, seed=seed, start_seat=0, context=None), 0
+        return (*one_deal_table(staff, players, rng, args.preset), 0)
 
     game, state, version = new_table()
     feed_after = 0
@@ -168,15 +147,8 @@ def main() -> None:
     while done < args.moves + warmup:
         if state.phase in ("over", "void"):
             game, state, version = new_table()
-        seat = engine.to_act(state)[0]
-        legal = engine.legal_actions(state, seat)
-        plays = [a for a in legal if a.type == "play"]
-        action = rng.choice(plays) if plays and rng.random() < 0.8 else rng.choice(legal)
-        payload = {"type": action.type, "expected_version": version}
-        if action.cards:
-            payload["cards"] = list(action.cards)
-        if action.card is not None:
-            payload["card"] = action.card
+        seat, action, payload = random_move(state, rng)
+        payload["expected_version"] = version
         player = players[seat]
 
         def post(player=player, payload=payload, game=game):

@@ -42,6 +42,58 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def in_process_environment(*, database_url: str, redis_url: str) -> dict[str, str]:
+    """The environment of a script that runs the web's stack in its own process (Django's test
+    client): the local settings without debug, the bench's database and Redis as cache and broker."""
+    return {
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DJANGO_DEBUG": "0",
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": redis_url,
+        "LOG_LEVEL": "WARNING",
+        "DJANGO_ALLOWED_HOSTS": "testserver",
+    }
+
+
+def one_deal_table(staff, players, rng, preset: str):
+    """A one-deal table with a known seed (staff `setups`), the five `players` (Django test clients)
+    seated in order; (its deal's id, the engine's state of that deal) for replaying it locally."""
+    from games import engine
+
+    seed = rng.randrange(2**62)
+    table = staff.post(
+        "/api/v1/tables",
+        {"preset": preset, "deals": 1, "setups": [{"seed": seed}]},
+        content_type="application/json",
+    ).json()
+    for seat, player in enumerate(players):
+        player.post(
+            f"/api/v1/tables/{table['id']}/join",
+            {"code": table["code"], "seat": seat},
+            content_type="application/json",
+        )
+    game = staff.get(f"/api/v1/tables/{table['id']}").json()["current_game"]
+    return game, engine.new_deal(engine.preset(preset), seed=seed, start_seat=0, context=None)
+
+
+def random_move(state, rng) -> tuple[int, object, dict]:
+    """A legal move of the first seat to act, plays four times in five: (seat, action, request body
+    without `expected_version`)."""
+    from games import engine
+
+    seat = engine.to_act(state)[0]
+    legal = engine.legal_actions(state, seat)
+    plays = [a for a in legal if a.type == "play"]
+    action = rng.choice(plays) if plays and rng.random() < 0.8 else rng.choice(legal)
+    payload = {"type": action.type}
+    if action.cards:
+        payload["cards"] = list(action.cards)
+    if action.card is not None:
+        payload["card"] = action.card
+    return seat, action, payload
+
+
 def machine_speed_ms() -> float:
     """CPU milliseconds of a fixed piece of pure-Python work (dicts, strings, calls), best of five.
 

@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from rest_framework.exceptions import Throttled
 
+from events import presence
+from events.loops import of_running_loop
+
 
 @dataclass(eq=False)
 class StreamSlot:
@@ -50,13 +53,7 @@ _held: dict[asyncio.AbstractEventLoop, _Held] = {}
 
 
 def _of_loop() -> _Held:
-    loop = asyncio.get_running_loop()
-    held = _held.get(loop)
-    if held is None:
-        for stale in [other for other in _held if other.is_closed()]:
-            del _held[stale]
-        held = _held[loop] = _Held()
-    return held
+    return of_running_loop(_held, _Held)
 
 
 @contextlib.contextmanager
@@ -69,9 +66,11 @@ def stream_held(*, user_id: int) -> Iterator[StreamSlot]:
     slots.append(slot)
     while len(slots) > settings.EVENTS_MAX_STREAMS_PER_USER:
         slots.pop(0).close()
+    presence.hold(user_id)  # a foreground app: no `your_turn` push (events/presence.py)
     try:
         yield slot
     finally:
+        presence.release(user_id)
         if slot in slots:
             slots.remove(slot)
         if not slots and streams.get(user_id) is slots:
@@ -92,9 +91,11 @@ def long_poll_held(*, user_id: int, seconds: float) -> Iterator[None]:
         )
     deadline = now + seconds
     deadlines.append(deadline)
+    presence.hold(user_id)
     try:
         yield
     finally:
+        presence.release(user_id, linger=True)
         deadlines.remove(deadline)
         if not deadlines and long_polls.get(user_id) is deadlines:
             del long_polls[user_id]

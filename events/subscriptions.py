@@ -18,6 +18,7 @@ import orjson
 from django.conf import settings
 
 from events import shutdown
+from events.loops import of_running_loop
 
 logger = logging.getLogger(__name__)
 
@@ -275,13 +276,7 @@ _hubs: dict[asyncio.AbstractEventLoop, _Hub] = {}
 
 def _hub() -> _Hub:
     """The hub of the running event loop (a worker has one loop; tests may start several)."""
-    loop = asyncio.get_running_loop()
-    hub = _hubs.get(loop)
-    if hub is None:
-        for stale in [other for other in _hubs if other.is_closed()]:
-            del _hubs[stale]
-        hub = _hubs[loop] = _Hub()
-    return hub
+    return of_running_loop(_hubs, _Hub)
 
 
 def watch(channel: str):

@@ -66,6 +66,11 @@ bot_actions = Counter(
 webhook_deliveries = Counter(
     "baohuang_webhook_deliveries", "Webhook delivery attempts, by outcome.", ["outcome"]
 )
+push_sent = Counter(
+    "baohuang_push_sent",
+    "Push attempts to devices, by platform, feed entry kind and outcome (docs/notifications.md).",
+    ["platform", "kind", "outcome"],
+)
 ticket_wait = Histogram(
     "baohuang_ticket_wait_seconds",
     "How long a matchmaking ticket waited until it was matched, by preset.",
@@ -169,6 +174,17 @@ def record_bot_action(*, preset: str, type: str) -> None:  # noqa: A002
 def record_webhook_delivery(outcome: str) -> None:
     """One delivery attempt, by outcome, e.g. `delivered`, `failed` (to be retried), `gave_up`."""
     webhook_deliveries.labels(outcome=outcome if _OUTCOME.fullmatch(str(outcome)) else "other").inc()
+
+
+@_safely
+def record_push(*, platform: str, kind: str, outcome: str) -> None:
+    """One push attempt: `sent`, `gone` (device removed), `retry` (5xx or timeout), `failed`."""
+    ok = _OUTCOME.fullmatch
+    push_sent.labels(
+        platform=_label(platform),
+        kind=kind if ok(str(kind)) else "other",
+        outcome=outcome if ok(str(outcome)) else "other",
+    ).inc()
 
 
 @_safely

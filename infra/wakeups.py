@@ -94,7 +94,7 @@ def _client():
 MAX_ENTRIES_BYTES = 64 * 1024
 
 
-_batch = threading.local()  # .messages: the wake-ups `batched` holds back in this thread
+_batch = threading.local()  # .messages / .queued: what `batched` holds back in this thread
 
 
 @contextlib.contextmanager
@@ -105,26 +105,29 @@ def batched():
     twentieth of the move's CPU. Wrap the transaction (`with batched(), transaction.atomic():`) so
     that its after-commit publishes leave together right after it commits; only committed changes
     publish (from `transaction.on_commit`), so what is held back is always sent, even when the
-    block ends with an exception. Nested blocks send with the outermost."""
+    block ends with an exception. Nested blocks send with the outermost. Values `enqueue`d inside
+    leave in the same round trip."""
     if getattr(_batch, "messages", None) is not None:
         yield
         return
-    _batch.messages = []
+    _batch.messages, _batch.queued = [], []
     try:
         yield
     finally:
         messages, _batch.messages = _batch.messages, None
-        if messages:
-            _send(messages)
+        queued, _batch.queued = _batch.queued, None
+        if messages or queued:
+            _send(messages, queued)
 
 
 def send_held() -> None:
     """Send what the open `batched` block holds now, and go on holding what comes after: the
     wake-ups of a commit go out before its slower after-commit work (Celery tasks to schedule)."""
     messages = getattr(_batch, "messages", None)
-    if messages:
-        _batch.messages = []
-        _send(messages)
+    queued = getattr(_batch, "queued", None)
+    if messages or queued:
+        _batch.messages, _batch.queued = [], []
+        _send(messages, queued)
 
 
 def _publish(channel: str, value: int | bytes) -> None:
@@ -138,17 +141,48 @@ def _publish(channel: str, value: int | bytes) -> None:
         _send([message])
 
 
-def _send(messages: list[tuple[str, bytes | str]]) -> None:
+def queue_name(name: str) -> str:
+    return f"{channel_prefix()}queue:{name}"
+
+
+def enqueue(*, queue: str, value: bytes) -> bool:
+    """Append `value` to this deployment's Redis list `queue`, with the wake-ups (in their round trip
+    inside `batched`); False without Redis (the caller then hands it over another way). A value
+    that cannot be sent (Redis down) is logged and lost, as a wake-up is."""
+    if not settings.REDIS_URL:
+        return False
+    held = getattr(_batch, "queued", None)
+    if held is not None:
+        held.append((queue_name(queue), value))
+    else:
+        _send([], [(queue_name(queue), value)])
+    return True
+
+
+def dequeue(*, queue: str, count: int) -> list[bytes]:
+    """Take up to `count` values from the head of the list `queue` (atomically: two takers never
+    get the same value)."""
+    return _client().lpop(queue_name(queue), count) or []
+
+
+def _send(messages: list[tuple[str, bytes | str]], queued: list[tuple[str, bytes]] = ()) -> None:
     try:
-        if len(messages) == 1:
+        if len(messages) == 1 and not queued:
             _client().publish(*messages[0])
             return
         pipeline = _client().pipeline(transaction=False)
         for channel, value in messages:
             pipeline.publish(channel, value)
+        for key, value in queued:
+            pipeline.rpush(key, value)
         pipeline.execute()
     except Exception:  # noqa: BLE001 - a lost wake-up only delays waiters until their poll timeout
-        logger.warning("wake-ups on %s not published", [c for c, _ in messages], exc_info=True)
+        logger.warning(
+            "wake-ups on %s (and %s queued values) not sent",
+            [c for c, _ in messages],
+            len(queued),
+            exc_info=True,
+        )
 
 
 def entries_message(*, after: int, entries: list[dict], **also) -> bytes | None:

@@ -5,12 +5,13 @@ MatchmakingConfig.ready."""
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 
 from games import account_data as game_account_data
 from games import selectors as game_selectors
 from games.models import GamePlayer
 from matchmaking import services, tickets
-from matchmaking.models import Penalty, Report, Seat, TableEvent, TableStatus, Ticket
+from matchmaking.models import Invitation, Penalty, Report, Seat, TableEvent, TableStatus, Ticket
 
 
 def account_erase(*, user_id: int) -> None:
@@ -30,6 +31,8 @@ def account_erase(*, user_id: int) -> None:
     )
     for table_id in seated.order_by("table_id").values_list("table_id", flat=True):
         services.table_leave(table_id=table_id, user=user)
+    # Invitations he sent or was sent name him to the other player: they go.
+    Invitation.objects.filter(Q(inviter_id=user_id) | Q(invitee_id=user_id)).delete()
 
 
 def account_export(*, user_id: int) -> dict[str, Any]:

@@ -252,3 +252,25 @@ class Ticket(models.Model):
 
     def __str__(self) -> str:
         return f"ticket {self.pk} of {self.user_id} ({self.preset}, {self.status})"
+
+
+class Invitation(models.Model):
+    """A private table's creator invites a player (`POST tables/{id}/invites`, docs/notifications.md):
+    the invitee's feed gets an `invited` entry with the table's code, which reaches his phone and his
+    inbox. He may decline it; a declined invitation is not sent again."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="invitations")
+    inviter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    invitee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    declined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "invitee"], name="invitation_unique_table_invitee")
+        ]
+
+    def __str__(self) -> str:
+        return f"invitation of {self.invitee_id} to table {self.table_id}"

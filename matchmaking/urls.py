@@ -1,7 +1,7 @@
 from django.urls import path
 
 from infra.api import converters  # noqa: F401 - registers <id:...> and <seat:...>
-from matchmaking import apis, event_apis, ticket_apis
+from matchmaking import apis, event_apis, invitation_apis, ticket_apis
 
 urlpatterns = [
     path("tables", apis.TableCollectionApi.as_view(), name="table-create"),
@@ -9,6 +9,12 @@ urlpatterns = [
     path("tables/<id:table_id>/events", event_apis.TableEventsApi.as_view(), name="table-events"),
     path("tables/<id:table_id>/join", apis.TableJoinApi.as_view(), name="table-join"),
     path("tables/<id:table_id>/leave", apis.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<id:table_id>/invites", invitation_apis.TableInvitesApi.as_view(), name="table-invites"),
+    path(
+        "me/invitations/<id:invitation_id>/decline",
+        invitation_apis.InvitationDeclineApi.as_view(),
+        name="invitation-decline",
+    ),
     path(
         "tables/<id:table_id>/seats/<seat:seat>/remove",
         apis.TableSeatRemoveApi.as_view(),

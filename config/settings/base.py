@@ -38,7 +38,10 @@ INSTALLED_APPS = [
     # Swagger UI and ReDoc served from the package, so /api/docs/ works offline.
     "drf_spectacular_sidecar",
     "auditlog",
+    # Device tokens for APNs, FCM and Web Push, and their clients (accounts/push, docs/notifications.md).
+    "push_notifications",
     "accounts",
+    "accounts.push",
     "matchmaking",
     "games",
     # The browser client at / (docs/web-client.md).
@@ -173,6 +176,8 @@ REST_FRAMEWORK = {
         "reports": os.environ.get("REPORTS_THROTTLE_RATE", "20/hour"),
         # `POST tables` per user (matchmaking/apis.py TableCreateThrottle); staff are not throttled.
         "tables": os.environ.get("TABLES_THROTTLE_RATE", "10/hour"),
+        # `POST tables/{id}/invites` per user (matchmaking/invitation_apis.py): each buzzes a phone.
+        "invites": os.environ.get("INVITES_THROTTLE_RATE", "30/hour"),
     },
     # Trusted reverse proxies in front of the web process: 0 (default) keys rate limits on the socket
     # address and ignores X-Forwarded-For, which a client can write itself.
@@ -207,6 +212,10 @@ SPECTACULAR_SETTINGS = {
         {"name": "moderation", "description": "Reports, sanctions and the audit (staff)."},
         {"name": "bots", "description": "Bot accounts of integrators (staff)."},
         {"name": "webhooks", "description": "Signed deliveries of table and game events."},
+        {
+            "name": "notifications",
+            "description": "Devices for push, preferences and the inbox (docs/notifications.md).",
+        },
     ],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -539,3 +548,42 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": [NONE],
     },
 }
+
+# Off: the feed hands no entry to the push task (a deployment without any push credentials saves the
+# task per entry; bench/push.py measures a move without it).
+PUSH_ENABLED = env_bool("PUSH_ENABLED", True)
+# Push notifications (docs/notifications.md; credentials: docs/deploy.md "Environment variables"). Each
+# platform sends only when its credentials are set; a device of a platform without them is kept and
+# skipped. django-push-notifications reads PUSH_NOTIFICATIONS_SETTINGS.
+PUSH_NOTIFICATIONS_SETTINGS = {
+    "CONFIG": "push_notifications.conf.LegacyConfig",
+    "UNIQUE_REG_ID": False,  # one token, one user: accounts/push/devices.py moves it
+    "APNS_AUTH_KEY_PATH": os.environ.get("APNS_AUTH_KEY_PATH") or None,
+    "APNS_AUTH_KEY_ID": os.environ.get("APNS_AUTH_KEY_ID") or None,
+    "APNS_TEAM_ID": os.environ.get("APNS_TEAM_ID") or None,
+    "APNS_TOPIC": os.environ.get("APNS_TOPIC") or None,
+    "APNS_USE_SANDBOX": os.environ.get("APNS_USE_SANDBOX", "0") == "1",
+    # The Web Push (VAPID, RFC 8292) key pair: the private key signs (base64url of its 32 bytes, or
+    # of its DER, or the path of a PEM file), the public key is what browsers subscribe with (GET
+    # push/vapid-key).
+    "WP_PRIVATE_KEY": os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY") or None,
+    "WP_CLAIMS": {"sub": os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:ops@example.invalid")},
+    "WP_ERROR_TIMEOUT": float(os.environ.get("PUSH_TIMEOUT_SECONDS", "5")),
+}
+WEBPUSH_VAPID_PUBLIC_KEY = os.environ.get("WEBPUSH_VAPID_PUBLIC_KEY", "")
+# FCM: the service account JSON file's path (firebase-admin's credential), and its project.
+FCM_CREDENTIALS_PATH = os.environ.get("FCM_CREDENTIALS_PATH", "")
+# A push that fails with a 5xx or a timeout is tried again after each of these (seconds); then given up.
+PUSH_RETRY_SCHEDULE = [
+    float(step) for step in os.environ.get("PUSH_RETRY_SCHEDULE", "2,10,60,300").split(",") if step.strip()
+]
+PUSH_DEVICES_PER_USER = 10
+# With Redis, the feed queues the entries to push there (accounts/feed.py); beat drains them this often.
+PUSH_DRAIN_SECONDS = float(os.environ.get("PUSH_DRAIN_SECONDS", "1"))
+CELERY_BEAT_SCHEDULE["push-drain"] = {
+    "task": "push.entries_drain",
+    "schedule": PUSH_DRAIN_SECONDS,
+    "options": {"expires": PUSH_DRAIN_SECONDS},
+}
+# How long after his last open stream or long-poll a user still counts as watching (no your_turn push).
+PUSH_PRESENCE_SECONDS = 40

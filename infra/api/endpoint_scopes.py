@@ -41,6 +41,8 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     "table-seat-remove": {"POST": TABLES},
     "table-join": {"POST": PLAY},
     "table-leave": {"POST": PLAY},
+    "table-invites": {"POST": PLAY},
+    "invitation-decline": {"POST": PLAY},
     "game-actions": {"POST": PLAY},
     "game-trustee": {"POST": PLAY},
     "bench-bare": {"POST": PLAY},
@@ -48,6 +50,12 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     # Matchmaking tickets (docs/matchmaking.md): taking one and cancelling it is playing.
     "ticket-create": {"POST": PLAY},
     "ticket-detail": {"DELETE": PLAY},
+    # Push notifications (docs/notifications.md): a playing app registers its phone and keeps its
+    # inbox and preferences.
+    "me-devices": {"POST": PLAY},
+    "me-device-detail": {"DELETE": PLAY},
+    "me-notifications": {"PATCH": PLAY},
+    "me-inbox-read": {"POST": PLAY},
     "webhooks": {"GET": WEBHOOKS, "POST": WEBHOOKS},
     "webhook-detail": {"GET": WEBHOOKS, "DELETE": WEBHOOKS},
     "webhook-deliveries": {"GET": WEBHOOKS},

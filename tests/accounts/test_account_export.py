@@ -26,6 +26,9 @@ SECTIONS = {
     "penalties",
     "reports_filed",
     "tickets",
+    "devices",
+    "notifications",
+    "inbox",
 }
 
 

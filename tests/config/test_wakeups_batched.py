@@ -12,7 +12,7 @@ def sent(settings, monkeypatch):
     """Every `_send` call (a list of (channel, message)), instead of Redis."""
     settings.REDIS_URL = "redis://127.0.0.1:6379/0"
     calls: list[list[tuple[str, object]]] = []
-    monkeypatch.setattr(wakeups, "_send", lambda messages: calls.append(list(messages)))
+    monkeypatch.setattr(wakeups, "_send", lambda messages, queued=(): calls.append(list(messages)))
     return calls
 
 
@@ -90,7 +90,9 @@ def test_a_changes_wake_ups_leave_before_its_tasks_are_sent(sent, monkeypatch):
     from games import actions, scheduling
 
     order: list[str] = []
-    monkeypatch.setattr(wakeups, "_send", lambda messages: order.append(f"wake-ups {len(messages)}"))
+    monkeypatch.setattr(
+        wakeups, "_send", lambda messages, queued=(): order.append(f"wake-ups {len(messages)}")
+    )
     monkeypatch.setattr(scheduling, "game_timer_schedule", lambda **kw: order.append("timer"))
     monkeypatch.setattr(scheduling, "game_bot_schedule", lambda **kw: order.append("bot"))
     change = actions.Committed(

@@ -144,3 +144,22 @@ class Worker:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return "(no log)"
+
+
+@contextlib.contextmanager
+def worker_running(*, broker: str, workdir: Path, env: dict | None = None):
+    """A started Worker on `broker` against the test database, with this process's Celery app
+    publishing there too; afterwards the worker is killed, the app's broker given back and the
+    broker's Redis database emptied."""
+    from django.db import connection
+
+    flush_redis(broker)
+    previous = use_broker(broker)
+    process = Worker(broker=broker, database=database_url(connection.settings_dict), workdir=workdir, env=env)
+    try:
+        process.start()
+        yield process
+    finally:
+        process.kill()
+        use_broker(*previous)
+        flush_redis(broker)

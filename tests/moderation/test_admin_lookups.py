@@ -35,6 +35,11 @@ HIDDEN = {
     "oauth2_provider.refreshtoken": ("token",),
     "oauth2_provider.grant": ("code",),
     "oauth2_provider.application": ("client_secret",),
+    # Push device tokens and subscription keys (accounts/push/admin.py).
+    "push_notifications.apnsdevice": ("registration_id",),
+    "push_notifications.gcmdevice": ("registration_id",),
+    "push_notifications.wnsdevice": ("registration_id",),
+    "push_notifications.webpushdevice": ("registration_id", "p256dh", "auth"),
 }
 LOOKUPS = ("", "__exact", "__startswith", "__icontains", "__isnull", "__regex", "__gt")
 # Key transforms into the JSON columns: the questions the probe asked.

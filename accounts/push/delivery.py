@@ -1,0 +1,313 @@
+"""Pushing feed entries to a user's devices: the worker's side (docs/notifications.md "Delivery").
+
+The feed hands each commit's new entries of the pushable kinds to the worker (accounts/feed.py: a
+Redis list drained by `push.entries_drain`, or without Redis the `push.entries_push` task). For
+each entry: a copy goes to the user's inbox if its kind keeps one; then, unless the user turned the
+kind off, is in his quiet hours, or (for `your_turn`) is watching the game in the foreground
+(infra/presence.py), one push per device.
+
+A push is at most once per entry per device: its `PushDelivery` row (unique per device and seq) is
+claimed before the send, so a task run twice sends nothing the second time. A 5xx or a timeout is
+tried again after each step of PUSH_RETRY_SCHEDULE (the `push.delivery_retry` task), then given up;
+a device the service calls gone (APNs 410, FCM UNREGISTERED, Web Push 404/410) is removed. Nothing
+logged names a device token or a subscription: a device is named by its id.
+
+Web Push is sent with pywebpush directly rather than through django-push-notifications'
+`WebPushDevice.send_message`, which turns every refusal into one exception without its status (a
+5xx to retry and a 400 to give up on look alike) and deactivates a gone subscription instead of
+removing it; the subscription and the VAPID key still come from the library's rows and settings.
+APNs (aioapns) and FCM (firebase-admin) go through the library's own send functions.
+"""
+
+import logging
+from dataclasses import dataclass
+
+import orjson
+import requests
+from celery import current_app
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import translation
+
+from accounts.feed import PUSH_QUEUE
+from accounts.models import FeedEvent
+from accounts.push import services
+from accounts.push.models import DeliveryStatus, InboxItem, Platform, PushDelivery, PushDevice
+from accounts.push_kinds import INBOX_KINDS, KINDS, payload_fields
+from infra import metrics, presence, wakeups
+
+logger = logging.getLogger(__name__)
+
+# Web Push: how long the service keeps a message for a device that is offline (seconds).
+TTL_SECONDS = {True: 300, False: 3600}
+
+
+@dataclass(frozen=True)
+class Message:
+    kind: str
+    title: str
+    body: str
+    data: dict  # payload_fields: the kind, the seq, ids
+    high: bool
+    collapse_key: str | None  # one per game for the kinds that replace each other
+
+    def json(self) -> bytes:
+        return orjson.dumps({"title": self.title, "body": self.body, "data": self.data})
+
+
+def message_for(entry: dict, *, locale: str) -> Message:
+    kind = KINDS[entry["type"]]
+    data = payload_fields(entry["type"], entry)
+    with translation.override(locale):
+        title, body = str(kind.title), str(kind.body)
+    collapse = f"game-{data['game']}" if kind.collapse_per_game and "game" in data else None
+    return Message(entry["type"], title, body, data, kind.high, collapse)
+
+
+def entries_push(*, entries: list[tuple[int, int]]) -> int:
+    """The task's body: `entries` are (user_id, seq) pairs of new feed entries. Returns the pushes
+    sent now."""
+    sent = 0
+    by_user: dict[int, list[int]] = {}
+    for user_id, seq in entries:
+        by_user.setdefault(user_id, []).append(seq)
+    for user_id, seqs in sorted(by_user.items()):
+        rows = FeedEvent.objects.filter(user_id=user_id, seq__in=seqs).order_by("seq")
+        feed_entries = [{**row.data, "seq": row.seq, "_at": row.created_at} for row in rows]
+        for entry in feed_entries:
+            if entry["type"] in INBOX_KINDS:
+                _inbox_keep(user_id, entry)
+        sent += _user_push(user_id, [e for e in feed_entries if e["type"] in KINDS])
+    return sent
+
+
+def entries_drain(*, batch: int = 500) -> int:
+    """The beat task's body, every PUSH_DRAIN_SECONDS: push what the feed queued in Redis
+    (accounts/feed.py), until the queue is empty. Returns the pushes sent."""
+    if not settings.REDIS_URL:
+        return 0
+    sent = 0
+    while True:
+        values = wakeups.dequeue(queue=PUSH_QUEUE, count=batch)
+        if not values:
+            return sent
+        sent += entries_push(entries=[tuple(pair) for value in values for pair in orjson.loads(value)])
+
+
+def _inbox_keep(user_id: int, entry: dict) -> None:
+    data = {k: v for k, v in entry.items() if k not in ("seq", "_at")}
+    try:
+        with transaction.atomic():
+            InboxItem.objects.create(
+                user_id=user_id, seq=entry["seq"], type=entry["type"], data=data, created_at=entry["_at"]
+            )
+    except IntegrityError:
+        pass  # kept by an earlier run of this task
+
+
+def _user_push(user_id: int, entries: list[dict]) -> int:
+    if not entries:
+        return 0
+    devices = list(PushDevice.objects.filter(user_id=user_id).select_related("apns", "fcm", "webpush"))
+    if not devices:
+        return 0
+    preferences = services.preferences_of(user_id=user_id)
+    enabled = services.kinds_enabled(preferences)
+    if services.quiet_now(preferences):
+        return 0
+    sent = 0
+    for entry in entries:
+        if not enabled[entry["type"]]:
+            continue
+        if entry["type"] == "your_turn" and presence.watching(user_id=user_id):
+            continue  # his app is open on the game: it shows the turn itself
+        for device in devices:
+            delivery = _claim(device, entry)
+            if delivery is not None:
+                sent += _attempt(delivery, device, entry) == DeliveryStatus.SENT
+    return sent
+
+
+def _claim(device: PushDevice, entry: dict) -> PushDelivery | None:
+    """This entry's push to this device, or None if another run has it already."""
+    try:
+        with transaction.atomic():
+            return PushDelivery.objects.create(device=device, seq=entry["seq"], kind=entry["type"])
+    except IntegrityError:
+        return None
+
+
+def _attempt(delivery: PushDelivery, device: PushDevice, entry: dict) -> str:
+    message = message_for(entry, locale=device.locale)
+    try:
+        outcome = SENDERS[device.platform](device, message)
+    except Exception as exc:  # noqa: BLE001 - a bug or a library's surprise: counted, logged, not retried
+        # The exception's class only: a client library's message may quote the endpoint or the token.
+        name = type(exc).__name__
+        logger.error("push of %s #%s to device %s failed: %s", delivery.kind, delivery.seq, device.pk, name)
+        outcome = "failed"
+    delivery.attempts += 1
+    metrics.record_push(platform=device.platform, kind=delivery.kind, outcome=outcome)
+    schedule = settings.PUSH_RETRY_SCHEDULE
+    if outcome == "retry" and delivery.attempts <= len(schedule):
+        delivery.save(update_fields=["attempts"])
+        _retry_schedule(delivery.pk, countdown=schedule[delivery.attempts - 1])
+        return "retry"
+    if outcome == "retry":
+        outcome = DeliveryStatus.FAILED
+    delivery.status = outcome
+    delivery.save(update_fields=["attempts", "status"])
+    if outcome == DeliveryStatus.GONE:
+        logger.info("push service says device %s of user %s is gone: removed", device.pk, device.user_id)
+        device.library_device.delete()
+    elif outcome == DeliveryStatus.FAILED:
+        logger.warning("push of %s #%s to device %s given up", delivery.kind, delivery.seq, device.pk)
+    return outcome
+
+
+def _retry_schedule(delivery_id: int, *, countdown: float) -> None:
+    try:
+        current_app.send_task("push.delivery_retry", kwargs={"delivery_id": delivery_id}, countdown=countdown)
+    except Exception:  # noqa: BLE001
+        logger.warning("push retry of delivery %s not scheduled", delivery_id, exc_info=True)
+
+
+def delivery_retry(*, delivery_id: int) -> str | None:
+    """The retry task's body: the next attempt of a pending delivery (nothing if it is settled, its
+    device removed, or its entry pruned from the feed)."""
+    delivery = PushDelivery.objects.select_related("device").filter(pk=delivery_id, status="").first()
+    if delivery is None:
+        return None
+    device = PushDevice.objects.select_related("apns", "fcm", "webpush").get(pk=delivery.device_id)
+    row = FeedEvent.objects.filter(user_id=device.user_id, seq=delivery.seq).first()
+    if row is None:
+        PushDelivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.FAILED)
+        return DeliveryStatus.FAILED
+    return _attempt(delivery, device, {**row.data, "seq": row.seq})
+
+
+# --- One send per platform: returns sent, gone, retry or failed. ---------------------------------
+
+
+def _webpush(device: PushDevice, message: Message) -> str:
+    from push_notifications.conf import get_manager
+    from push_notifications.webpush import get_subscription_info
+    from pywebpush import WebPushException, webpush
+
+    library = device.webpush
+    manager = get_manager()
+    private_key = manager.get_wp_private_key(library.application_id)
+    if not private_key:
+        return "failed"  # no VAPID key configured (docs/deploy.md)
+    headers = {"Urgency": "high" if message.high else "normal"}
+    if message.collapse_key:
+        headers["Topic"] = message.collapse_key  # RFC 8030 §5.4: replaces an undelivered one
+    try:
+        webpush(
+            subscription_info=get_subscription_info(
+                library.application_id, library.registration_id, library.browser, library.auth, library.p256dh
+            ),
+            data=message.json(),
+            vapid_private_key=private_key,
+            vapid_claims=dict(manager.get_wp_claims(library.application_id)),
+            ttl=TTL_SECONDS[message.high],
+            headers=headers,
+            timeout=manager.get_wp_error_timeout(library.application_id),
+        )
+    except WebPushException as exc:
+        status = exc.response.status_code if exc.response is not None else None
+        return _by_status(status)
+    except requests.RequestException:
+        return "retry"
+    return "sent"
+
+
+def _by_status(status: int | None) -> str:
+    if status in (404, 410):
+        return "gone"
+    if status is None or status >= 500 or status == 429:
+        return "retry"
+    return "failed"
+
+
+APNS_GONE = {"Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic"}
+APNS_RETRY = {"InternalServerError", "ServiceUnavailable", "TooManyRequests", "Shutdown"}
+
+
+def _apns(device: PushDevice, message: Message) -> str:
+    from aioapns.common import PRIORITY_HIGH, PRIORITY_NORMAL
+    from push_notifications.apns_async import apns_send_message
+    from push_notifications.conf import get_manager
+
+    library = device.apns
+    if not get_manager().has_auth_token_creds(library.application_id):
+        return "failed"  # no APNs key configured (docs/deploy.md)
+    try:
+        result = apns_send_message(
+            registration_id=library.registration_id,
+            alert={"title": message.title, "body": message.body},
+            application_id=library.application_id,
+            extra=message.data,
+            priority=PRIORITY_HIGH if message.high else PRIORITY_NORMAL,
+            collapse_id=message.collapse_key,
+            thread_id=message.collapse_key,
+        )
+    except TimeoutError:
+        return "retry"
+    error = result["results"][0]
+    if error == "Success":
+        return "sent"
+    reason = error.get("error") if isinstance(error, dict) else str(error)
+    return "gone" if reason in APNS_GONE else "retry" if reason in APNS_RETRY else "failed"
+
+
+def _fcm(device: PushDevice, message: Message) -> str:
+    from firebase_admin import exceptions as firebase_exceptions
+    from firebase_admin import messaging
+    from push_notifications.gcm import send_message
+
+    library = device.fcm
+    if not _firebase_ready():
+        return "failed"  # no service account configured (docs/deploy.md)
+    fcm_message = messaging.Message(
+        data={key: str(value) for key, value in message.data.items()},
+        notification=messaging.Notification(title=message.title, body=message.body),
+        android=messaging.AndroidConfig(
+            priority="high" if message.high else "normal",
+            collapse_key=message.collapse_key,
+            ttl=TTL_SECONDS[message.high],
+        ),
+    )
+    response = send_message(library.registration_id, fcm_message, application_id=library.application_id)
+    result = response.responses[0]
+    if result.success:
+        return "sent"
+    exc = result.exception
+    if isinstance(exc, messaging.UnregisteredError):
+        return "gone"
+    if isinstance(
+        exc,
+        firebase_exceptions.UnavailableError
+        | firebase_exceptions.InternalError
+        | firebase_exceptions.DeadlineExceededError
+        | messaging.QuotaExceededError,
+    ):
+        return "retry"
+    return "failed"
+
+
+def _firebase_ready() -> bool:
+    import firebase_admin
+
+    try:
+        firebase_admin.get_app()
+        return True
+    except ValueError:
+        pass
+    if not settings.FCM_CREDENTIALS_PATH:
+        return False
+    firebase_admin.initialize_app(firebase_admin.credentials.Certificate(settings.FCM_CREDENTIALS_PATH))
+    return True
+
+
+SENDERS = {Platform.WEBPUSH: _webpush, Platform.APNS: _apns, Platform.FCM: _fcm}

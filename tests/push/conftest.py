@@ -1,0 +1,19 @@
+import pytest
+from push_notifications.settings import PUSH_NOTIFICATIONS_SETTINGS
+
+from tests.push.webpush_service import WebPushService, vapid_keys
+
+
+@pytest.fixture
+def webpush_service(settings, monkeypatch):
+    """The loopback Web Push service, trusted by the worker's HTTPS client, with a VAPID key pair
+    configured as docs/deploy.md says."""
+    private, public = vapid_keys()
+    settings.WEBHOOK_ALLOW_PRIVATE = True  # the endpoint is on loopback
+    # The library reads the settings' dict it was given at start-up: changed in place.
+    monkeypatch.setitem(PUSH_NOTIFICATIONS_SETTINGS, "WP_PRIVATE_KEY", private)
+    settings.WEBPUSH_VAPID_PUBLIC_KEY = public
+    with WebPushService() as service:
+        service.vapid_public_key = public
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", service.ca_file)
+        yield service
