@@ -447,6 +447,15 @@ MATCHMAKING_BOTS_AFTER = float(os.environ.get("MATCHMAKING_BOTS_AFTER", "20"))
 MATCHMAKING_SPREAD_BASE = float(os.environ.get("MATCHMAKING_SPREAD_BASE", "5"))
 MATCHMAKING_SPREAD_PER_SECOND = float(os.environ.get("MATCHMAKING_SPREAD_PER_SECOND", "0.5"))
 MATCHMAKING_PARTY_GATHER = float(os.environ.get("MATCHMAKING_PARTY_GATHER", "10"))
+# The end of a deal (docs/architecture.md "The end of a deal"): games sends this task, by name, after
+# the commit that finished a deal; the table's beat sweep takes any finished deal or due next deal
+# whose task was lost, every GAMES_SWEEP_SECONDS.
+GAMES_DEAL_END_TASK = "matchmaking.table_deal_end"
+CELERY_BEAT_SCHEDULE["matchmaking-tables-deals-sweep"] = {
+    "task": "matchmaking.tables_deals_sweep",
+    "schedule": GAMES_SWEEP_SECONDS,
+    "options": {"expires": GAMES_SWEEP_SECONDS},
+}
 CELERY_BEAT_SCHEDULE["matchmaking-tickets-match"] = {
     "task": "matchmaking.tickets_match",
     "schedule": MATCHMAKING_INTERVAL,
