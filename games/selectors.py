@@ -270,13 +270,39 @@ def game_ended(*, game: Game, state: Any = None) -> DealEnded:
         trustee_seats=tuple(seat for seat in range(5) if game.trustee[seat]),
         left_seats=tuple(seat for seat in range(5) if game.left[seat]),
         # games/actions.py trustee_is_locked: more than three entries, or put there for good.
-        locked_seats=tuple(seat for seat in range(5) if game.trustee[seat] and game.trustee_entries[seat] > 3),
+        locked_seats=tuple(
+            seat for seat in range(5) if game.trustee[seat] and game.trustee_entries[seat] > 3
+        ),
         setup=game.setup,
         # A void deal is dealt again from its own setup; only a played deal has an outcome to carry.
         outcome=engine.deal_outcome(state if state is not None else game_state(game=game))
         if game.status == GameStatus.OVER
         else None,
     )
+
+
+def game_seat_summary(*, table_id: int, seat: int) -> dict | None:
+    """The running deal of a table as one seat's player needs it to come back (`GET me/active`,
+    docs/client-guide.md "Coming back"), or None between deals: public facts (phase, deadline,
+    version) and his own seat's (prompted now, on 托管, locked there). Nothing of another seat."""
+    game = (
+        Game.objects.filter(table_id=table_id, status=GameStatus.RUNNING)
+        .only("id", "state", "version", "deadline", "trustee", "trustee_entries", "table_id")
+        .first()
+    )
+    if game is None:
+        return None
+    state = game_state(game=game)
+    return {
+        "game": game.pk,
+        "phase": state.phase,
+        "your_turn": seat in engine.to_act(state),
+        "deadline": utc_iso(game.deadline),
+        "version": game.version,
+        "trustee": bool(game.trustee[seat]),
+        # games/actions.py trustee_is_locked: more than three entries (or left, or banned).
+        "trustee_locked": game.trustee_entries[seat] > 3,
+    }
 
 
 def game_last_ended(*, table_id: int) -> DealEnded | None:

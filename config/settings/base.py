@@ -241,6 +241,8 @@ SPECTACULAR_SETTINGS = {
         # `type` of the events that both a game or table log and the feed carry.
         "DealStartedTypeEnum": ["deal_started"],
         "DealOverTypeEnum": ["deal_over"],
+        "TableClosedTypeEnum": ["table_closed"],
+        "FeedTableClosedReasonEnum": "accounts.feed_apis.TABLE_CLOSED_REASONS",
         "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
         "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
         "WebhookEventEnum": "accounts.webhooks.models.WebhookEvent",
