@@ -30,9 +30,16 @@ pytestmark = pytest.mark.django_db
 
 
 def _feed(client, type_: str) -> list[dict]:
-    response = client.get("/api/v1/me/events", {"after": 0})
-    assert response.status_code == 200, response.json()
-    return [entry for entry in response.json()["events"] if entry["type"] == type_]
+    """The entries of one type in the whole feed, page after page."""
+    entries, after = [], 0
+    while True:
+        response = client.get("/api/v1/me/events", {"after": after})
+        assert response.status_code == 200, response.json()
+        page = response.json()
+        if not page["events"]:
+            return [entry for entry in entries if entry["type"] == type_]
+        entries += page["events"]
+        after = page["last_seq"]
 
 
 def _played(setup, seed: int = 21) -> Game:
