@@ -154,3 +154,16 @@ def deal_end_steps(*, pause_over: bool = True) -> int:
     due = Table.objects.filter(status=TableStatus.PLAYING, next_deal_at__isnull=False)
     due.update(next_deal_at=timezone.now())
     return steps + sum(services.table_deal_next(table_id=pk) for pk in list(due.values_list("pk", flat=True)))
+
+
+def feed_entries(client, type_: str) -> list[dict]:
+    """The entries of one type in the caller's whole feed (`GET me/events`), page after page."""
+    entries, after = [], 0
+    while True:
+        response = client.get("/api/v1/me/events", {"after": after})
+        assert response.status_code == 200, response.json()
+        page = response.json()
+        if not page["events"]:
+            return [entry for entry in entries if entry["type"] == type_]
+        entries += page["events"]
+        after = page["last_seq"]

@@ -14,6 +14,7 @@ from django.utils import timezone
 from games import engine, selectors
 from games.models import Game, GameStatus
 from matchmaking.models import DEFAULT_RETURN_SECONDS, Seat, Table
+from tests.conftest import feed_entries
 from tests.games.trustees import deal_played_out, set_trustee
 from tests.matchmaking.test_abandoned_tables import _guest, _quick_match_with_bots
 
@@ -22,19 +23,6 @@ pytestmark = pytest.mark.django_db
 
 def _running(table_id: int) -> Game:
     return Game.objects.get(table_id=table_id, status=GameStatus.RUNNING)
-
-
-def _feed(client, type_: str) -> list[dict]:
-    """The entries of one type in the whole feed, page after page."""
-    entries, after = [], 0
-    while True:
-        response = client.get("/api/v1/me/events", {"after": after})
-        assert response.status_code == 200, response.json()
-        page = response.json()
-        if not page["events"]:
-            return [entry for entry in entries if entry["type"] == type_]
-        entries += page["events"]
-        after = page["last_seq"]
 
 
 def _away_through_a_deal(table_id: int, present: dict[int, object]) -> Game:
@@ -78,8 +66,8 @@ def test_a_player_back_within_the_return_time_finds_his_seat_and_takes_it_in_one
     table = Table.objects.get(pk=table_id)
     assert table.status == "playing" and table.return_by[away_seat] is None
     assert Seat.objects.get(table=table, seat=away_seat).user_id == active_user_id(away)
-    assert _feed(away, "table_closed") == []
-    assert len(_feed(away, "deal_over")) == 2
+    assert feed_entries(away, "table_closed") == []
+    assert len(feed_entries(away, "deal_over")) == 2
 
 
 def active_user_id(client) -> int:
@@ -99,7 +87,7 @@ def test_a_player_away_past_the_return_time_loses_his_seat_to_a_bot_at_quick_mat
     table = Table.objects.get(pk=table_id)
     assert table.status == "playing", "the table plays on with a bot in his place"
     assert Seat.objects.get(table=table, seat=away_seat).user.is_bot
-    assert [entry["reason"] for entry in _feed(away, "table_closed")] == ["away"]
+    assert [entry["reason"] for entry in feed_entries(away, "table_closed")] == ["away"]
     assert away.get("/api/v1/me/active").json()["tables"] == []
     assert present.get("/api/v1/me/active").json()["tables"][0]["table"] == table_id
 
@@ -118,7 +106,7 @@ def test_a_player_away_past_the_return_time_dissolves_a_table_without_bots(make_
     table.refresh_from_db()
     assert table.status == "dissolved" and table.closed_reason == "trustee"
     for client in setup["clients"]:
-        assert [entry["reason"] for entry in _feed(client, "table_closed")] == ["trustee"]
+        assert [entry["reason"] for entry in feed_entries(client, "table_closed")] == ["trustee"]
         assert client.get("/api/v1/me/active").json()["tables"] == []
 
 

@@ -25,21 +25,9 @@ from matchmaking.models import (
     TableStatus,
 )
 from tests.api.playing import play_deal
+from tests.conftest import feed_entries
 
 pytestmark = pytest.mark.django_db
-
-
-def _feed(client, type_: str) -> list[dict]:
-    """The entries of one type in the whole feed, page after page."""
-    entries, after = [], 0
-    while True:
-        response = client.get("/api/v1/me/events", {"after": after})
-        assert response.status_code == 200, response.json()
-        page = response.json()
-        if not page["events"]:
-            return [entry for entry in entries if entry["type"] == type_]
-        entries += page["events"]
-        after = page["last_seq"]
 
 
 def _played(setup, seed: int = 21) -> Game:
@@ -71,7 +59,7 @@ def test_the_finished_deal_waits_for_its_table_which_takes_it_once(make_table):
     assert Game.objects.filter(table=table).count() == 1
 
     for client in setup["clients"]:
-        (entry,) = _feed(client, "deal_over")
+        (entry,) = feed_entries(client, "deal_over")
         assert entry["table"] == table.pk and entry["game"] == game.pk
         assert entry["scores"] == game.final["scores"] and entry["totals"] == table.scores
         assert entry["next_deal"] is True and entry["next_deal_at"] == detail["next_deal_at"]
@@ -137,15 +125,15 @@ def test_a_player_who_leaves_during_the_pause_closes_the_table_and_everyone_hear
     assert table.scores == game.final["scores"]  # leaving between deals costs nothing
     assert Game.objects.filter(table=table).count() == 1
     for client in setup["clients"][:4]:
-        assert _feed(client, "table_closed") == [
+        assert feed_entries(client, "table_closed") == [
             {
                 "type": "table_closed",
-                "seq": _feed(client, "table_closed")[0]["seq"],
+                "seq": feed_entries(client, "table_closed")[0]["seq"],
                 "table": table.pk,
                 "reason": "player_left",
             }
         ]
-    assert _feed(setup["clients"][4], "table_closed") == []  # no longer seated there
+    assert feed_entries(setup["clients"][4], "table_closed") == []  # no longer seated there
 
 
 def test_the_last_deal_says_no_next_deal_and_the_table_closed(make_table):
@@ -153,9 +141,9 @@ def test_the_last_deal_says_no_next_deal_and_the_table_closed(make_table):
     game = _played(setup)
     assert services.table_deal_end(game_id=game.pk)
     for client in setup["clients"]:
-        (over,) = _feed(client, "deal_over")
+        (over,) = feed_entries(client, "deal_over")
         assert over["next_deal"] is False and over["next_deal_at"] is None
-        (closed,) = _feed(client, "table_closed")
+        (closed,) = feed_entries(client, "table_closed")
         assert closed["reason"] == "finished" and closed["seq"] > over["seq"]
         assert client.get("/api/v1/me/active").json()["tables"] == []
 
