@@ -107,8 +107,7 @@ def test_when_the_last_player_goes_the_table_closes_at_the_end_of_the_deal(
     deal_played_out(game.pk, playing={})  # over or void: either way the end of the deal
     if goes is _stops_playing:
         assert _table(moderator, table_id)["status"] == "playing"  # his return time runs
-        Table.objects.filter(pk=table_id).update(return_seconds=0)  # ...and is over
-        Table.objects.filter(pk=table_id).update(
+        Table.objects.filter(pk=table_id).update(  # ...and is over
             return_by=[timezone.now().isoformat() if s == last else None for s in range(5)]
         )
         deal_played_out(_running(table_id).pk, playing={})
