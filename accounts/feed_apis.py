@@ -27,7 +27,13 @@ from infra.api.schema import (
 )
 from infra.api.serializers import LongPollQueryInputSerializer
 
-FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction", "invited")
+FEED_EVENT_TYPES = (
+    "ticket_matched", "deal_started", "your_turn", "sanction", "deal_over", "table_closed", "invited"
+)
+# The reasons a `table_closed` entry gives: the table's closing reasons (matchmaking's
+# TableClosedReason, named here as values: accounts imports no other app), and `away`, said to one
+# player only: he stayed on 托管 past the table's return time and a bot took his seat.
+TABLE_CLOSED_REASONS = ("finished", "player_left", "trustee", "void_limit", "aborted", "no_humans", "away")
 
 
 class TicketMatchedEventOutputSerializer(serializers.Serializer):
@@ -97,12 +103,52 @@ class InvitedEventOutputSerializer(serializers.Serializer):
         ref_name = "InvitedEvent"
 
 
+class DealOverEventOutputSerializer(serializers.Serializer):
+    type = type_field("deal_over")
+    seq = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.IntegerField()
+    scores = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="By seat; null for a void or aborted deal.",
+    )
+    unscored = serializers.BooleanField(help_text="Not added to the totals (all five on 托管, or aborted).")
+    void = serializers.BooleanField(help_text="No emperor: dealt again at once, nothing scored.")
+    totals = serializers.ListField(child=serializers.IntegerField(), help_text="The table's running totals.")
+    next_deal = serializers.BooleanField(
+        help_text="False: the table closes (a `table_closed` entry follows)."
+    )
+    next_deal_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the next deal is dealt (the table's pause between deals)."
+    )
+
+    class Meta:
+        ref_name = "FeedDealOverEvent"
+
+
+class TableClosedEventOutputSerializer(serializers.Serializer):
+    type = type_field("table_closed")
+    seq = serializers.IntegerField()
+    table = serializers.IntegerField()
+    reason = serializers.ChoiceField(
+        choices=TABLE_CLOSED_REASONS,
+        help_text="The table's `closed_reason`; `away`: you stayed on 托管 past the table's return "
+        "time and a bot took your seat (the table plays on without you).",
+    )
+
+    class Meta:
+        ref_name = "FeedTableClosedEvent"
+
+
 FEED_EVENTS = {
     "ticket_matched": TicketMatchedEventOutputSerializer,
     "deal_started": FeedDealStartedEventOutputSerializer,
     "your_turn": YourTurnEventOutputSerializer,
     "sanction": SanctionEventOutputSerializer,
     "invited": InvitedEventOutputSerializer,
+    "deal_over": DealOverEventOutputSerializer,
+    "table_closed": TableClosedEventOutputSerializer,
 }
 
 
@@ -127,10 +173,10 @@ class MeEventsApi(APIView):
         ],
         description=(
             "Everything addressed to you, in order: `ticket_matched`, `deal_started`, `your_turn`, "
-            "`sanction`, `invited` (docs/notifications.md). With `Accept: text/event-stream` the same "
-            "entries come as Server-Sent Events (`id` = seq, `event` = type, `data` = the entry; "
-            "reconnect with `Last-Event-ID` or `after`); the stream ends after EVENTS_SSE_MAX_SECONDS "
-            "or when you may no longer read "
+            "`sanction`, `invited` (docs/notifications.md), `deal_over`, `table_closed`. With "
+            "`Accept: text/event-stream` the same entries come as Server-Sent Events (`id` = seq, "
+            "`event` = type, `data` = the entry; reconnect with `Last-Event-ID` or `after`); the stream "
+            "ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
             "the feed (checked every EVENTS_SSE_CHECK_SECONDS). `after=0` starts from the oldest entry "
             "kept (the newest 500 are); to follow from now, pass `feed_last_seq` from `GET me/active`. "
             "A cursor past the newest entry is `409 feed_cursor_ahead`, one before entries no longer kept "

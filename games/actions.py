@@ -2,8 +2,9 @@
 
 Every write service (games/services.py) locks the game row first (games/lock_objects.py), then comes
 here: `action_record` applies one engine action and appends its events; `trustee_autoplay` lets the
-seats on 托管 answer what they are prompted; `deal_finish` records the end of a deal and tells the
-table's owner (matchmaking) through the one subscriber registered at start-up. `after_commit` returns
+seats on 托管 answer what they are prompted; `deal_finish` records the end of a deal and leaves it
+for its table (`Game.table_pending`, an outbox row that matchmaking takes in a step of its own after
+the commit: games never calls into the table's flow). `after_commit` returns
 what a committed change must trigger (wake-ups, the next deadline, a trustee or bot continuation);
 the tasks are sent by name (games/scheduling.py), so this module never imports the tasks that
 wrap the services built on it.
@@ -23,7 +24,7 @@ from django.utils import timezone
 
 from accounts.feed import feed_append_many
 from accounts.webhooks.outbox import webhook_enqueue
-from games import deal_end, engine, scheduling, selectors, timers, writes
+from games import engine, scheduling, selectors, timers, writes
 from games.models import Event, Game, GameStatus
 from games.work import GameWork
 from infra import metrics, wakeups
@@ -246,7 +247,9 @@ def trustee_is_locked(*, game: Game, seat: int) -> bool:
 
 
 def deal_finish(*, game: Game, state: Any, abort_reason: str | None = None) -> None:
-    """Record the end of a deal on the locked game, then hand the table its result (DealEnded).
+    """Record the end of a deal on the locked game and leave it for its table: `table_pending` marks it
+    until matchmaking's deal-end step has taken it (sent after the commit, `Committed.deal_ended`;
+    the beat sweep takes any whose task was lost). Nothing of the table's flow runs here.
 
     An aborted deal (a moderator's decision, docs/moderation.md; `abort_reason` given) has no result:
     its final view is the deal as it stood (engine.aborted_view), with the reason (docs/client-guide.md)."""
@@ -262,9 +265,11 @@ def deal_finish(*, game: Game, state: Any, abort_reason: str | None = None) -> N
     game.deadline = None
     # docs/rules.md §5: all five on trustee → kept, but not scored and not rated. An aborted deal neither.
     game.unscored = aborted or (not void and all(game.trustee))
+    game.table_pending = True
     game.save(
         update_fields=[
-            "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored"
+            "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored",
+            "table_pending",
         ]
     )
     # Webhooks (docs/integrations.md): the final view, to the table's creator, players and staff.
@@ -272,7 +277,6 @@ def deal_finish(*, game: Game, state: Any, abort_reason: str | None = None) -> N
         webhook_enqueue(event="game.over", data=selectors.game_final_view(game=game), user_ids=[*game.seat_user_ids, game.table.creator_id], table_id=game.table_id)  # noqa: E501
     outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
     metrics.record_deal_end(preset=game.preset, outcome=outcome)
-    deal_end.deal_end_publish(selectors.game_ended(game=game, state=state))
 
 
 @dataclass(frozen=True)
@@ -290,6 +294,8 @@ class Committed:
     # The log entries the change appended after seq `log_after` (for the wake-up), or None: unknown.
     log_after: int = 0
     log_entries: tuple[dict, ...] | None = None
+    # The change finished the deal: its table's deal-end step is sent once the commit is done.
+    deal_ended: bool = False
 
 
 def bots_due(*, game: Game, state: Any) -> Any:
@@ -332,6 +338,7 @@ def committed(*, work: GameWork, state: Any, autoplay_pending: bool = False) -> 
         timer_at=armed,
         log_after=appended[0] if appended else 0,
         log_entries=appended[1] if appended else None,
+        deal_ended=game.table_pending,
     )
 
 
@@ -347,6 +354,8 @@ def _run_after_commit(change: Committed) -> None:
     wakeups.send_held()
     if change.rate:
         scheduling.game_ratings_schedule(game_id=change.game_id)
+    if change.deal_ended:
+        scheduling.deal_end_schedule(game_id=change.game_id)
     if not change.running:
         return
     if change.autoplay_pending:

@@ -1,11 +1,11 @@
-"""The end of a deal, as the table it belongs to hears of it.
+"""The end of a deal, as the table it belongs to reads it.
 
-Games do not import matchmaking: the table's deal loop (matchmaking) subscribes here once, at
-start-up (MatchmakingConfig.ready), and games/actions.py publishes each finished deal to it, inside
-the transaction that finished it.
+A finished deal is an outbox row (`Game.table_pending`, set in the transaction that finished it);
+matchmaking takes it in a step of its own after the commit (docs/architecture.md "The end of a
+deal"). This is the value that step reads (games.selectors.game_ended); games never calls
+matchmaking.
 """
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,19 +22,6 @@ class DealEnded:
     aborted: bool
     trustee_seats: tuple[int, ...]  # seats on 托管 when it ended
     left_seats: tuple[int, ...]  # seats whose player left during it
+    locked_seats: tuple[int, ...]  # seats on 托管 that may not come back (left, banned, >3 entries)
     setup: dict
     outcome: Any  # engine.DealOutcome, or None for an aborted deal
-
-
-_subscriber: Callable[[DealEnded], None] | None = None
-
-
-def deal_end_subscribe(handler: Callable[[DealEnded], None]) -> None:
-    """Register the owner of the deal-end → next-deal flow. One subscriber: the flow has one owner."""
-    global _subscriber
-    _subscriber = handler
-
-
-def deal_end_publish(ended: DealEnded) -> None:
-    if _subscriber is not None:
-        _subscriber(ended)

@@ -70,11 +70,24 @@ class Game(models.Model):
         db_default="",
         help_text="Why the rating task did not rate this deal (blank: rated, or not judged yet).",
     )
+    # The deal's end as an outbox row (docs/architecture.md "The end of a deal"): set when the deal
+    # finishes, in the transaction that finished it; the table's own step (matchmaking) clears it
+    # when it has tallied the deal. The beat sweep takes any left set (a lost task, a worker down).
+    table_pending = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Finished, and its table has not taken the result yet.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["table", "number"], name="game_unique_table_number")]
+        indexes = [
+            models.Index(
+                fields=["finished_at"], condition=models.Q(table_pending=True), name="game_table_pending"
+            )
+        ]
         permissions = [("view_hidden_cards", "Can see hands, seeds and private events of running deals")]
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ import logging
 from datetime import datetime
 
 from celery import current_app
+from django.conf import settings
 
 from games import timers
 
@@ -53,3 +54,13 @@ def game_ratings_schedule(*, game_id: int) -> None:
         current_app.send_task("games.game_ratings_update", kwargs={"game_id": game_id})
     except Exception:  # noqa: BLE001
         logger.warning("rating task for game %s not scheduled", game_id, exc_info=True)
+
+
+def deal_end_schedule(*, game_id: int) -> None:
+    """After the commit that finished a deal: its table's deal-end step (matchmaking's task, named by
+    the GAMES_DEAL_END_TASK setting: games does not import the app that owns tables). A lost task
+    is made good by that app's beat sweep, which takes every finished deal still `table_pending`."""
+    try:
+        current_app.send_task(settings.GAMES_DEAL_END_TASK, kwargs={"game_id": game_id})
+    except Exception:  # noqa: BLE001
+        logger.warning("deal-end task for game %s not scheduled", game_id, exc_info=True)

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q
+from django.utils import timezone
 
 from accounts import selectors as account_selectors
 from accounts.models import RatingChange
@@ -265,12 +266,57 @@ def game_ended(*, game: Game, state: Any = None) -> DealEnded:
         aborted=game.status == GameStatus.ABORTED,
         trustee_seats=tuple(seat for seat in range(5) if game.trustee[seat]),
         left_seats=tuple(seat for seat in range(5) if game.left[seat]),
+        # games/actions.py trustee_is_locked: more than three entries, or put there for good.
+        locked_seats=tuple(
+            seat for seat in range(5) if game.trustee[seat] and game.trustee_entries[seat] > 3
+        ),
         setup=game.setup,
         # A void deal is dealt again from its own setup; only a played deal has an outcome to carry.
         outcome=engine.deal_outcome(state if state is not None else game_state(game=game))
         if game.status == GameStatus.OVER
         else None,
     )
+
+
+def game_seat_summary(*, table_id: int, seat: int) -> dict | None:
+    """The running deal of a table as one seat's player needs it to come back (`GET me/active`,
+    docs/client-guide.md "Coming back"), or None between deals: public facts (phase, deadline,
+    version) and his own seat's (prompted now, on 托管, locked there). Nothing of another seat."""
+    game = (
+        Game.objects.filter(table_id=table_id, status=GameStatus.RUNNING)
+        .only("id", "state", "version", "deadline", "trustee", "trustee_entries", "table_id")
+        .first()
+    )
+    if game is None:
+        return None
+    state = game_state(game=game)
+    return {
+        "game": game.pk,
+        "phase": state.phase,
+        "your_turn": seat in engine.to_act(state),
+        "deadline": utc_iso(game.deadline),
+        "version": game.version,
+        "trustee": bool(game.trustee[seat]),
+        # games/actions.py trustee_is_locked: more than three entries (or left, or banned).
+        "trustee_locked": game.trustee_entries[seat] > 3,
+    }
+
+
+def game_last_ended(*, table_id: int) -> DealEnded | None:
+    """The newest deal of a table as its deal-end value, when it is finished (the next deal follows
+    from it: start seat and context, or the same ones again after a void deal)."""
+    game = Game.objects.filter(table_id=table_id).order_by("-number").first()
+    if game is None or game.status == GameStatus.RUNNING:
+        return None
+    return game_ended(game=game)
+
+
+def games_table_pending(*, older_than: float, limit: int = 100) -> list[int]:
+    """Finished deals their table has not taken for `older_than` seconds (their task was lost or is
+    late), oldest first, for the table's beat sweep."""
+    cutoff = timezone.now() - timedelta(seconds=older_than)
+    pending = Game.objects.filter(table_pending=True, finished_at__lt=cutoff).order_by("finished_at")
+    return list(pending.values_list("pk", flat=True)[:limit])
 
 
 def game_user_played_at(*, table_id: int, user_id: int) -> bool:

@@ -26,6 +26,7 @@ from accounts import services as account_services
 from accounts.feed import feed_append_many
 from accounts.models import RatingChange
 from games import actions, clock, engine, scheduling, selectors, timers, writes
+from games.deal_end import DealEnded
 from games.lock_objects import game_lock
 from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
 from games.work import GameWork
@@ -42,8 +43,10 @@ def game_start(
     seat, `bot_account` (default `is_bot`) that a bot account sits there (an integrator's bot plays
     through the API itself), which the player's history marks. `feed_first(game)` gives feed entries
     that come before the deal's own (the matcher's `ticket_matched`: the news of the table before the
-    news of its deal). Never ends the deal's flow itself: a deal void at dealing is returned as such
-    and the caller (the table's deal loop) decides what follows."""
+    news of its deal). A seat given `"trustee": True` starts on 托管 (its player has not come back
+    since the last deal, docs/rules.md §5 D) and acts as soon as it is prompted. Never ends the
+    deal's flow itself: a deal void at dealing is returned as such and the caller (the table's deal
+    step) decides what follows."""
     rules = selectors.rules_for(preset=table.preset, options=table.options)
     try:
         state = engine.new_deal(rules, **setup)
@@ -62,8 +65,8 @@ def game_start(
         players=[seat["username"] if seat else None for seat in seats],
         bots=[bool(seat and seat["is_bot"]) for seat in seats],
         left=[False] * 5,
-        trustee=[False] * 5,
-        trustee_entries=[0] * 5,
+        trustee=[bool(seat and seat.get("trustee")) for seat in seats],
+        trustee_entries=[int(bool(seat and seat.get("trustee"))) for seat in seats],
     )
     game.deadline = actions.deadline_for(game=game, phase=state.phase)
     game.bots_due_at = actions.bots_due(game=game, state=state)
@@ -98,8 +101,24 @@ def game_start(
     )
     if game.status == GameStatus.RUNNING:
         actions.prompts_announce(game=game, state=state)
-    actions.after_commit(actions.committed(work=work, state=state))
+        _autoplay_and_commit(work=work)
+    else:
+        actions.after_commit(actions.committed(work=work, state=state))
     return game
+
+
+def game_deal_take(*, game_id: int) -> DealEnded | None:
+    """The table's side of a finished deal's outbox row (`Game.table_pending`): lock it, clear the
+    mark and give its result, once; None when it was taken already (a retried task, the sweep and
+    the task at once) or is not finished. Called inside the table's own transaction (matchmaking's
+    deal-end step), before it locks the table: the game row first, as everywhere."""
+    game = Game.objects.select_for_update().filter(pk=game_id, table_pending=True).first()
+    if game is None:
+        return None
+    game.table_pending = False
+    game.save(update_fields=["table_pending"])
+    return selectors.game_ended(game=game)
+
 
 
 def _jsonable_setup(setup: dict) -> dict:
@@ -151,6 +170,7 @@ def game_action_apply(
         if idempotency_key is not None
         else None
     )
+    refused = None
     try:
         with wakeups.batched(), transaction.atomic():
             game = game_lock(game_id=game_id)
@@ -167,25 +187,29 @@ def game_action_apply(
             seat = _seat_of(game=game, user=user)
             _check_running(game=game)
             state = selectors.game_state(game=game)
-            if expected_version is not None and not _version_current(
-                game=game, state=state, expected=expected_version
-            ):
-                raise ApiError(
-                    ErrorCode.STALE_VERSION,
-                    f"The game is at version {game.version}.",
-                    extra={"version": game.version},
-                )
+            # docs/client-guide.md "Coming back": the player's own action takes his seat off 托管
+            # (unless it is locked), and the seat stays his even when the action itself is refused
+            # (托管 answered the prompt meanwhile): the take-back commits, then the refusal is raised.
+            took_back = game.trustee[seat] and not actions.trustee_is_locked(game=game, seat=seat)
+            if took_back:
+                actions.trustee_switch(work=work, seat=seat, on=False)
             try:
-                state = actions.action_record(work=work, seat=seat, state=state, action=parsed)
-            except engine.IllegalAction as exc:
-                raise ApiError(exc.code, exc.message) from exc
-            autoplay = actions.trustee_autoplay(work=work, state=state)
-            body = selectors.game_view_for_seat(game=game, seat=seat, state=autoplay.state)
-            if idempotency_key is not None:
-                IdempotencyKey.objects.create(
-                    user=user, key=idempotency_key, request_hash=request_hash, status_code=200, body=body
+                state = _action_apply_checked(
+                    work=work, seat=seat, state=state, action=parsed, expected_version=expected_version
                 )
-            _after_commit(work=work, autoplay=autoplay)
+            except ApiError as exc:
+                if not took_back:
+                    raise
+                refused = exc
+                _after_commit(work=work, autoplay=actions.Autoplay(state=state, pending=False))
+            else:
+                autoplay = actions.trustee_autoplay(work=work, state=state)
+                body = selectors.game_view_for_seat(game=game, seat=seat, state=autoplay.state)
+                if idempotency_key is not None:
+                    IdempotencyKey.objects.create(
+                        user=user, key=idempotency_key, request_hash=request_hash, status_code=200, body=body
+                    )
+                _after_commit(work=work, autoplay=autoplay)
     except IntegrityError as exc:
         # The same key was stored meanwhile by a request for another game (same-game requests are
         # serialized by the row lock); this transaction has been rolled back.
@@ -197,7 +221,28 @@ def game_action_apply(
                 ErrorCode.IDEMPOTENCY_KEY_REUSED, "This Idempotency-Key was used with another request."
             ) from exc
         raise
+    if refused is not None:
+        raise refused
     return 200, body
+
+
+def _action_apply_checked(
+    *, work: GameWork, seat: int, state: Any, action: Any, expected_version: int | None
+) -> Any:
+    """The version rule, then the action: ApiError (stale version, or the engine's refusal) with
+    nothing changed."""
+    game = work.game
+    current = expected_version is None or _version_current(game=game, state=state, expected=expected_version)
+    if not current:
+        raise ApiError(
+            ErrorCode.STALE_VERSION,
+            f"The game is at version {game.version}.",
+            extra={"version": game.version},
+        )
+    try:
+        return actions.action_record(work=work, seat=seat, state=state, action=action)
+    except engine.IllegalAction as exc:
+        raise ApiError(exc.code, exc.message) from exc
 
 
 def _version_current(*, game: Game, state: Any, expected: int) -> bool:

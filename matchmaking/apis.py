@@ -16,8 +16,10 @@ from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer, refuse_body_fields
 from matchmaking import selectors, services
 from matchmaking.models import (
+    DEFAULT_DEAL_PAUSE_SECONDS,
     DEFAULT_PLAY_SECONDS,
     DEFAULT_PROMPT_SECONDS,
+    DEFAULT_RETURN_SECONDS,
     BotLevel,
     PenaltyReason,
     TableClosedReason,
@@ -34,6 +36,21 @@ class TableSettingsInputSerializer(StrictInputSerializer):
     )
     prompt_seconds = serializers.IntegerField(
         min_value=1, max_value=600, required=False, default=DEFAULT_PROMPT_SECONDS
+    )
+    deal_pause_seconds = serializers.IntegerField(
+        min_value=0,
+        max_value=120,
+        required=False,
+        default=DEFAULT_DEAL_PAUSE_SECONDS,
+        help_text="Seconds between a deal's end and the next deal, to read the result (0: at once).",
+    )
+    return_seconds = serializers.IntegerField(
+        min_value=0,
+        max_value=3600,
+        required=False,
+        default=DEFAULT_RETURN_SECONDS,
+        help_text="Seconds a seat found on 托管 at a deal's end has to come back before the table "
+        "dissolves (docs/rules.md §5 D; the 联众 presets dissolve at once, as their source says).",
     )
 
 
@@ -99,11 +116,17 @@ class TableSeatOutputSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     user = TableSeatUserOutputSerializer(allow_null=True)
     trustee = serializers.BooleanField()
+    return_by = serializers.DateTimeField(
+        allow_null=True,
+        help_text="The seat was on 托管 at a deal's end: its player has until then to take it back.",
+    )
 
 
 class TableSettingsOutputSerializer(serializers.Serializer):
     play_seconds = serializers.IntegerField()
     prompt_seconds = serializers.IntegerField()
+    deal_pause_seconds = serializers.IntegerField()
+    return_seconds = serializers.IntegerField()
 
 
 class TableGameOutputSerializer(serializers.Serializer):
@@ -140,6 +163,9 @@ class TableDetailOutputSerializer(serializers.Serializer):
     scores = serializers.ListField(child=serializers.IntegerField(), help_text="Running totals by seat.")
     games = TableGameOutputSerializer(many=True)
     current_game = serializers.IntegerField(allow_null=True)
+    next_deal_at = serializers.DateTimeField(
+        allow_null=True, help_text="Between deals: when the next deal is dealt (the table's pause)."
+    )
 
 
 _TABLE_EXAMPLE = {
@@ -147,7 +173,7 @@ _TABLE_EXAMPLE = {
     "code": "9f3c2a1b",
     "preset": "weihai",
     "options": {},
-    "settings": {"play_seconds": 20, "prompt_seconds": 15},
+    "settings": {"play_seconds": 20, "prompt_seconds": 15, "deal_pause_seconds": 8, "return_seconds": 90},
     "deals": 0,
     "deals_done": 0,
     "private": False,
@@ -156,11 +182,19 @@ _TABLE_EXAMPLE = {
     "status": "waiting",
     "closed_reason": None,
     "creator": 7,
-    "seats": [{"seat": 0, "user": {"id": 7, "username": "lihua", "is_bot": False}, "trustee": False}]
-    + [{"seat": s, "user": None, "trustee": False} for s in range(1, 5)],
+    "seats": [
+        {
+            "seat": 0,
+            "user": {"id": 7, "username": "lihua", "is_bot": False},
+            "trustee": False,
+            "return_by": None,
+        }
+    ]
+    + [{"seat": s, "user": None, "trustee": False, "return_by": None} for s in range(1, 5)],
     "scores": [0, 0, 0, 0, 0],
     "games": [],
     "current_game": None,
+    "next_deal_at": None,
 }
 _TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
@@ -197,7 +231,12 @@ class TableCreateApi(APIView):
                 "weihai",
                 value={
                     "preset": "weihai",
-                    "settings": {"play_seconds": 20, "prompt_seconds": 15},
+                    "settings": {
+                        "play_seconds": 20,
+                        "prompt_seconds": 15,
+                        "deal_pause_seconds": 8,
+                        "return_seconds": 90,
+                    },
                     "private": False,
                 },
                 request_only=True,
@@ -215,7 +254,12 @@ class TableCreateApi(APIView):
         data = TableCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
-        table_settings = fields.pop("settings", None) or {"play_seconds": 20, "prompt_seconds": 15}
+        table_settings = fields.pop("settings", None) or {
+            "play_seconds": DEFAULT_PLAY_SECONDS,
+            "prompt_seconds": DEFAULT_PROMPT_SECONDS,
+            "deal_pause_seconds": DEFAULT_DEAL_PAUSE_SECONDS,
+            "return_seconds": DEFAULT_RETURN_SECONDS,
+        }
         table = services.table_create_in_lobby(creator=request.user, **fields, **table_settings)
         return Response(
             selectors.table_detail(table=table, user=request.user), status=status.HTTP_201_CREATED

@@ -9,12 +9,9 @@ class MatchmakingConfig(AppConfig):
         from auditlog.registry import auditlog
 
         from accounts import account_hooks
-        from games import deal_end
-        from matchmaking import account_data, services
+        from matchmaking import account_data
         from matchmaking.models import Report, Seat
 
-        # Matchmaking owns the deal-end → next-deal flow: games announces a finished deal, once.
-        deal_end.deal_end_subscribe(services.table_deal_ended)
         # A deleted account leaves its tables and tickets; an export lists them (docs/client-guide.md).
         account_hooks.account_erase_subscribe(account_data.account_erase)
         account_hooks.account_export_subscribe(account_data.account_export)

@@ -32,9 +32,19 @@ class TableClosedReason(models.TextChoices):
     NO_HUMANS = "no_humans", "only the server's bots were seated at the end of a deal"
 
 
+# The reason of a `table_closed` feed entry sent to one player only: he stayed on 托管 past the
+# table's return time and a bot took his seat; the table itself plays on (docs/rules.md §5 D).
+SEAT_TAKEN_BY_BOT = "away"
+
+
 # docs/rules.md §5 D: the deadlines of a prompt, in play and otherwise, unless a table sets its own.
 DEFAULT_PLAY_SECONDS = 20
 DEFAULT_PROMPT_SECONDS = 15
+# docs/rules.md §5 D: the pause between a deal's end and the next deal (a player reads the result
+# without the next deal's first prompt counting down), and how long a seat still on 托管 at a deal's
+# end has to come back before the table dissolves or a bot takes the seat.
+DEFAULT_DEAL_PAUSE_SECONDS = 8
+DEFAULT_RETURN_SECONDS = 90
 
 
 class Table(models.Model):
@@ -46,6 +56,21 @@ class Table(models.Model):
     options = models.JSONField(default=dict)
     play_seconds = models.PositiveIntegerField(default=DEFAULT_PLAY_SECONDS)
     prompt_seconds = models.PositiveIntegerField(default=DEFAULT_PROMPT_SECONDS)
+    deal_pause_seconds = models.PositiveIntegerField(
+        default=DEFAULT_DEAL_PAUSE_SECONDS,
+        db_default=DEFAULT_DEAL_PAUSE_SECONDS,
+        help_text="Seconds between a deal's end and the next deal (0: at once).",
+    )
+    return_seconds = models.PositiveIntegerField(
+        default=DEFAULT_RETURN_SECONDS,
+        db_default=DEFAULT_RETURN_SECONDS,
+        help_text="Seconds a seat on 托管 at a deal's end has to come back (docs/rules.md §5 D).",
+    )
+    # When the next deal is dealt (matchmaking.services.table_deal_next); null while a deal runs,
+    # before the first deal and once the table is closed.
+    next_deal_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # By seat: until when a seat found on 托管 at a deal's end may come back (an ISO time), or null.
+    return_by = models.JSONField(default=list, blank=True)
     deals = models.PositiveIntegerField(help_text="Deals to play; 0: until a player leaves.")
     private = models.BooleanField(default=False)
     # Staff-only fixed deals (hands or seeds), used in order for the table's successive deals.

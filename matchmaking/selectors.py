@@ -13,6 +13,7 @@ from games import engine
 from games import selectors as game_selectors
 from games.models import GameStatus
 from infra.api.errors import ApiError, ErrorCode
+from infra.timestamps import utc_iso
 from matchmaking.models import Penalty, Seat, Table, TableEvent, TableStatus, Ticket, TicketStatus
 from matchmaking.table_events import user_ref
 
@@ -46,12 +47,18 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
     current = next((g for g in reversed(games) if g.status == GameStatus.RUNNING), None)
     trustee = current.trustee if current else [False] * 5
     by_seat = {row.seat: row for row in seats}
+    return_by = table.return_by if len(table.return_by) == 5 else [None] * 5
     return {
         "id": table.pk,
         "code": table.code if (member or not table.private) else None,
         "preset": table.preset,
         "options": table.options,
-        "settings": {"play_seconds": table.play_seconds, "prompt_seconds": table.prompt_seconds},
+        "settings": {
+            "play_seconds": table.play_seconds,
+            "prompt_seconds": table.prompt_seconds,
+            "deal_pause_seconds": table.deal_pause_seconds,
+            "return_seconds": table.return_seconds,
+        },
         "deals": table.deals,
         "deals_done": table.deals_done,
         "private": table.private,
@@ -65,6 +72,7 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
                 "seat": seat,
                 "user": user_ref(by_seat[seat].user) if seat in by_seat else None,
                 "trustee": bool(trustee[seat]),
+                "return_by": return_by[seat],
             }
             for seat in range(5)
         ],
@@ -81,6 +89,7 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
             for g in games
         ],
         "current_game": current.pk if current else None,
+        "next_deal_at": utc_iso(table.next_deal_at),
     }
 
 
@@ -159,6 +168,25 @@ def tickets_stats(*, now: datetime | None = None) -> list[dict]:
     ]
 
 
+def _active_seat(*, table: Table, seat: int) -> dict:
+    """One seat of `GET me/active` (docs/client-guide.md "Coming back"): the running deal as this
+    seat sees it, or null between deals, and what the table waits for."""
+    deal = game_selectors.game_seat_summary(table_id=table.pk, seat=seat)
+    return_by = table.return_by[seat] if len(table.return_by) == 5 else None
+    return {
+        "table": table.pk,
+        "seat": seat,
+        "game": deal["game"] if deal else None,
+        # Between deals: a seat still away at the last deal's end is dealt the next one on 托管.
+        "trustee": deal["trustee"] if deal else return_by is not None,
+        "trustee_locked": deal["trustee_locked"] if deal else False,
+        "deal": deal,
+        "table_status": table.status,
+        "next_deal_at": utc_iso(table.next_deal_at),
+        "return_by": return_by,
+    }
+
+
 def user_active(*, user: Any) -> dict:
     """docs/matchmaking.md "Where am I": the user's seats at unfinished tables (newest first, with the running
     deal or null) and his live waiting tickets, so a client that restarts finds its games.
@@ -169,12 +197,9 @@ def user_active(*, user: Any) -> dict:
     seats = (
         Seat.objects.filter(user=user, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING])
         .order_by("-table__created_at", "-table_id")
-        .values_list("table_id", "seat")
+        .select_related("table")
     )
-    tables = [
-        {"table": table_id, "seat": seat, "game": game_selectors.game_running_id(table_id=table_id)}
-        for table_id, seat in seats
-    ]
+    tables = [_active_seat(table=row.table, seat=row.seat) for row in seats]
     # A stale ticket is as good as expired (tickets.ticket_is_stale); it is not offered as live.
     fresh_since = timezone.now() - timedelta(seconds=settings.MATCHMAKING_TICKET_TTL)
     waiting = Ticket.objects.filter(user=user, status=TicketStatus.WAITING, last_polled_at__gte=fresh_since)

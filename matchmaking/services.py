@@ -1,6 +1,6 @@
 """Tables and seats: create, join, leave, and dealing each deal through games' services."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.feed import feed_append_many
 from accounts.webhooks.outbox import webhook_enqueue
 from games import engine
 from games import selectors as game_selectors
@@ -17,11 +18,15 @@ from games.deal_end import DealEnded
 from games.models import Game, GameStatus
 from infra import wakeups
 from infra.api.errors import ApiError, ErrorCode
-from matchmaking import bots, table_events
+from infra.timestamps import utc_iso
+from matchmaking import bots, scheduling, table_events
 from matchmaking.lock_objects import table_lock
 from matchmaking.models import (
+    DEFAULT_DEAL_PAUSE_SECONDS,
     DEFAULT_PLAY_SECONDS,
     DEFAULT_PROMPT_SECONDS,
+    DEFAULT_RETURN_SECONDS,
+    SEAT_TAKEN_BY_BOT,
     Penalty,
     PenaltyReason,
     Seat,
@@ -68,6 +73,8 @@ def table_create(
     setups: list[dict] | None = None,
     bots_replace_leavers: bool = False,
     bot_level: str = "",
+    deal_pause_seconds: int = DEFAULT_DEAL_PAUSE_SECONDS,
+    return_seconds: int = DEFAULT_RETURN_SECONDS,
 ) -> Table:
     rules = game_selectors.rules_for(preset=preset, options=options)
     if setups and not creator.is_staff:
@@ -85,6 +92,8 @@ def table_create(
         scores=[0] * 5,
         bots_replace_leavers=bots_replace_leavers,
         bot_level=bot_level,
+        deal_pause_seconds=deal_pause_seconds,
+        return_seconds=return_seconds,
     )
 
 
@@ -140,7 +149,7 @@ def table_join(
             if len(taken) == 4:
                 table.status = TableStatus.PLAYING
                 table.save(update_fields=["status"])
-                _deal_start(table=table, start_seat=0, context=None, feed_first=feed_first)
+                _deals_deal(table=table, after=None, feed_first=feed_first)
     except IntegrityError as exc:
         # Only reachable without row locks (a constraint caught a race): still a seat conflict.
         raise ApiError(ErrorCode.SEAT_TAKEN, "That seat was just taken.") from exc
@@ -179,6 +188,8 @@ def _deal_start(*, table: Table, start_seat: int, context: Any, feed_first: Any 
             "username": row.user.username,
             "is_bot": row.user.is_server_bot,
             "bot_account": row.user.is_bot,
+            # Away since a deal's end and not back yet (docs/rules.md §5 D): dealt on 托管.
+            "trustee": len(table.return_by) == 5 and table.return_by[row.seat] is not None,
         }
     game = game_services.game_start(
         table=table, number=number, setup=setup, seats=seats, feed_first=feed_first
@@ -241,32 +252,127 @@ def _seat_vacate(*, table_id: int, row: Seat, reason: str, moderator: Any) -> Ta
     return table
 
 
-def table_deal_ended(ended: DealEnded) -> None:
-    """The deal-end → next-deal loop (subscribed in MatchmakingConfig.ready; runs inside the
-    transaction that ended the deal, after games has recorded it).
+# --- The end of a deal and the next deal (docs/architecture.md "The end of a deal") ----------------------
+#
+# 1. games finishes a deal and marks it `table_pending` (an outbox row) in the transaction that ended
+#    it, and sends `matchmaking.table_deal_end` once that commits (GAMES_DEAL_END_TASK).
+# 2. `table_deal_end` (that task, or the beat sweep for a lost one) takes the deal once, tallies it,
+#    and decides: the table closes, or its next deal is due at `next_deal_at` (the pause).
+# 3. `table_deal_next` (a task due at `next_deal_at`, or the sweep) deals it; a void deal is dealt
+#    again there and nowhere else.
+# Each step locks the table (and step 2 the finished game first) and checks what it finds, so a
+# repeated task, two workers or the sweep beside the task do it once.
 
-    Score the deal, then deal again until a deal is running or the table closes: a void deal is dealt
-    again (new seed, same start seat, same context, docs/rules.md §2), at most MAX_VOID_REDEALS times in a
-    row.
-    The table closes when its deals are played, when a seat is empty or on trustee at the end of a deal
-    (docs/rules.md §5), or when a moderator aborted the deal; its final status and reason say which.
-    """
-    table = table_lock(table_id=ended.table_id)
-    while True:
+# Presets whose source dissolves a table at once when a deal ends with a seat on 托管 (the 联众
+# rule, docs/rules.md §5); elsewhere, and at every quick-match table, the seat has `return_seconds`.
+TRUSTEE_DISSOLVES_PRESETS = frozenset({"lianzhong_simple", "lianzhong_classic"})
+
+
+def table_deal_end(*, game_id: int) -> bool:
+    """Step 2: take the finished deal `game_id` for its table (once), tally it, and close the table or
+    make its next deal due. False when there was nothing to take."""
+    with transaction.atomic():
+        ended = game_services.game_deal_take(game_id=game_id)  # the game row before the table row
+        if ended is None:
+            return False
+        table = table_lock(table_id=ended.table_id)
+        if table.status != TableStatus.PLAYING:
+            return False
         _deal_tally(table=table, ended=ended)
-        closing = _closing_reason(table=table, ended=ended)
+        recipients = _humans_seated(table=table)
+        closing = _deal_closing_reason(table=table, ended=ended)
+        if closing is None:
+            table.next_deal_at = timezone.now() + timedelta(
+                seconds=0 if ended.void else table.deal_pause_seconds
+            )
+            table.save(update_fields=["next_deal_at", "return_by"])
+        _deal_over_announce(table=table, ended=ended, user_ids=recipients)
         if closing is not None:
             _table_close(table=table, reason=closing)
-            return
-        if ended.void:
-            start_seat, context = ended.setup.get("start_seat", 0), ended.setup.get("context")
+            return True
+        table_id, due = table.pk, table.next_deal_at
+        transaction.on_commit(lambda: scheduling.table_deal_next_schedule(table_id=table_id, at=due))
+    return True
+
+
+def table_deal_next(*, table_id: int) -> bool:
+    """Step 3: deal the table's next deal once it is due (a task due at `next_deal_at`, or the sweep).
+    A void deal is dealt again at once (new seed, same start seat and context, docs/rules.md §2), at
+    most MAX_VOID_REDEALS times in a row. False when nothing was dealt (not due, dealt already, closed)."""
+    with transaction.atomic():
+        try:
+            table = table_lock(table_id=table_id)
+        except ApiError:
+            return False
+        due = table.next_deal_at
+        if table.status != TableStatus.PLAYING or due is None or due > timezone.now():
+            return False
+        if game_selectors.game_running_id(table_id=table.pk) is not None:
+            return False
+        table.next_deal_at = None
+        table.save(update_fields=["next_deal_at"])
+        # Seats may have emptied during the pause (leaving between deals costs nothing).
+        closing = _seating_closing_reason(table=table)
+        if closing is not None:
+            _table_close(table=table, reason=closing)
+            return True
+        _deals_deal(table=table, after=game_selectors.game_last_ended(table_id=table.pk))
+    return True
+
+
+def tables_deals_sweep(*, grace: float | None = None, limit: int = 100) -> int:
+    """The beat's make-good for steps 2 and 3: finished deals no table took for `grace` seconds, and
+    next deals due more than `grace` seconds ago (their task was lost, or the worker was down).
+    Returns how many steps it ran."""
+    grace = settings.GAMES_SWEEP_GRACE if grace is None else grace
+    taken = sum(
+        table_deal_end(game_id=game_id)
+        for game_id in game_selectors.games_table_pending(older_than=grace, limit=limit)
+    )
+    cutoff = timezone.now() - timedelta(seconds=grace)
+    due = Table.objects.filter(status=TableStatus.PLAYING, next_deal_at__lt=cutoff).order_by("next_deal_at")
+    tables = list(due.values_list("pk", flat=True)[:limit])
+    return taken + sum(table_deal_next(table_id=table_id) for table_id in tables)
+
+
+def _deals_deal(*, table: Table, after: DealEnded | None, feed_first: Any = None) -> None:
+    """Deal until a deal is not void, or the table has had MAX_VOID_REDEALS void deals in a row."""
+    while True:
+        if after is None:
+            start_seat, context = 0, None
+        elif after.void:
+            start_seat, context = after.setup.get("start_seat", 0), after.setup.get("context")
         else:
-            start_seat, context = ended.outcome.next_start_seat, ended.outcome
-        game = _deal_start(table=table, start_seat=start_seat, context=context)
-        if game.status == GameStatus.RUNNING:
+            start_seat, context = after.outcome.next_start_seat, after.outcome
+        game = _deal_start(table=table, start_seat=start_seat, context=context, feed_first=feed_first)
+        if game.status != GameStatus.VOID:
             return
-        # Void at dealing (no emperor can be found): loop, as if it had ended by play.
-        ended = game_selectors.game_ended(game=game)
+        if game_selectors.game_void_streak(table_id=table.pk) >= MAX_VOID_REDEALS:
+            _table_close(table=table, reason=TableClosedReason.VOID_LIMIT)
+            return
+        after, feed_first = game_selectors.game_ended(game=game), None
+
+
+def _humans_seated(*, table: Table) -> list[int]:
+    """The users a table's private feed entries go to: its seated players, not the server's bots."""
+    seated = Seat.objects.filter(table=table).exclude(user__is_bot=True, user__bot_owner__isnull=True)
+    return list(seated.order_by("seat").values_list("user_id", flat=True))
+
+
+def _deal_over_announce(*, table: Table, ended: DealEnded, user_ids: list[int]) -> None:
+    """The `deal_over` feed entry of each seated player (docs/client-guide.md "Between deals")."""
+    scores = None if ended.void or ended.aborted else list(ended.outcome.scores)
+    data = {
+        "table": table.pk,
+        "game": ended.game_id,
+        "scores": scores,
+        "unscored": ended.unscored,
+        "void": ended.void,
+        "totals": list(table.scores),
+        "next_deal": table.next_deal_at is not None,
+        "next_deal_at": utc_iso(table.next_deal_at),
+    }
+    feed_append_many([(user_id, "deal_over", data) for user_id in user_ids])
 
 
 def _deal_tally(*, table: Table, ended: DealEnded) -> None:
@@ -283,12 +389,78 @@ def _deal_tally(*, table: Table, ended: DealEnded) -> None:
         )
 
 
-def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
+def _deal_closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     if ended.aborted:
         return TableClosedReason.ABORTED
     if not ended.void and table.deals and table.deals_done >= table.deals:
         return TableClosedReason.FINISHED
-    # A void deal is dealt again only to a full table with nobody on trustee, like any next deal.
+    closing = _seating_closing_reason(table=table)
+    if closing is not None:
+        return closing
+    if ended.void and game_selectors.game_void_streak(table_id=table.pk) >= MAX_VOID_REDEALS:
+        return TableClosedReason.VOID_LIMIT
+    # A seat whose player left and that a bot now takes over is not waited for.
+    replaced = set(ended.left_seats) if table.bots_replace_leavers else set()
+    away = set(ended.trustee_seats) - replaced
+    # A seat that cannot come back (its 托管 locked: banned, or more than three entries; its
+    # account deactivated) is not waited for either: the table dissolves, as docs/rules.md §5 says.
+    inactive = Seat.objects.filter(table=table, seat__in=away, user__is_active=False)
+    if (away & set(ended.locked_seats)) or inactive.exists():
+        return TableClosedReason.TRUSTEE
+    return _away_seats_settle(table=table, away=away)
+
+
+def _away_seats_settle(*, table: Table, away: set[int]) -> str | None:
+    """docs/rules.md §5 D: seats on 托管 at a deal's end. Where the preset's source says so (the 联众
+    presets, not at quick-match tables) the table dissolves at once. Elsewhere each such seat has
+    `return_seconds` from the first deal's end that found it away: the next deals deal it on 托管,
+    and it comes back by taking its seat off 托管 (`POST games/{id}/trustee`, or its first action).
+    Found still away after that, a bot takes it where bots replace leavers (quick match), else the
+    table dissolves. Updates `table.return_by` (saved by the caller); returns a closing reason."""
+    if away and table.preset in TRUSTEE_DISSOLVES_PRESETS and not table.matched:
+        return TableClosedReason.TRUSTEE
+    now = timezone.now()
+    return_by = list(table.return_by) if len(table.return_by) == 5 else [None] * 5
+    expired = []
+    for seat in range(5):
+        if seat not in away:
+            return_by[seat] = None
+            continue
+        if return_by[seat] is None:
+            return_by[seat] = utc_iso(now + timedelta(seconds=table.return_seconds))
+        if datetime.fromisoformat(return_by[seat]) <= now:  # return_seconds 0: no grace
+            expired.append(seat)
+    table.return_by = return_by
+    if not expired:
+        return None
+    if not table.bots_replace_leavers:
+        return TableClosedReason.TRUSTEE
+    _away_seats_give_to_bots(table=table, seats=expired)
+    for seat in expired:
+        table.return_by[seat] = None
+    if not Seat.objects.filter(table=table).exclude(user__is_bot=True, user__bot_owner__isnull=True).exists():
+        return TableClosedReason.NO_HUMANS
+    return None
+
+
+def _away_seats_give_to_bots(*, table: Table, seats: list[int]) -> None:
+    """The players of `seats` stayed away past their return time: each loses his seat (no penalty:
+    he did not leave, docs/rules.md §5 D) and hears why (`table_closed`, reason `away`); a bot sits
+    down in his place."""
+    rows = list(Seat.objects.filter(table=table, seat__in=seats).select_related("user"))
+    for row in rows:
+        Seat.objects.filter(pk=row.pk).delete()
+        table_events.append(
+            table=table, type="seat_left", data={"seat": row.seat, "user": user_ref(row.user)}
+        )
+    closed = {"table": table.pk, "reason": SEAT_TAKEN_BY_BOT}
+    feed_append_many([(row.user_id, "table_closed", closed) for row in rows])
+    wakeups.publish_access(user_ids=[row.user_id for row in rows])
+    _empty_seats_fill_with_bots(table=table)
+
+
+def _seating_closing_reason(*, table: Table) -> str | None:
+    """Before a next deal: a seat left empty closes the table, unless bots replace leavers."""
     seated = Seat.objects.filter(table=table)
     if seated.count() < 5 and not table.bots_replace_leavers:
         return TableClosedReason.PLAYER_LEFT
@@ -299,13 +471,6 @@ def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
         return TableClosedReason.NO_HUMANS
     if seated.count() < 5:
         _empty_seats_fill_with_bots(table=table)
-    # docs/rules.md §5: a seat on trustee at the end of a deal dissolves the table; a seat whose player left
-    # and that a bot now takes over does not.
-    replaced = set(ended.left_seats) if table.bots_replace_leavers else set()
-    if set(ended.trustee_seats) - replaced:
-        return TableClosedReason.TRUSTEE
-    if ended.void and game_selectors.game_void_streak(table_id=table.pk) >= MAX_VOID_REDEALS:
-        return TableClosedReason.VOID_LIMIT
     return None
 
 
@@ -326,8 +491,11 @@ def _table_close(*, table: Table, reason: str) -> None:
     )
     table.status = TableStatus.FINISHED if finished else TableStatus.DISSOLVED
     table.closed_reason = reason
-    table.save(update_fields=["status", "closed_reason"])
+    table.next_deal_at = None
+    table.save(update_fields=["status", "closed_reason", "next_deal_at"])
     table_events.append(table=table, type="table_closed", data={"reason": reason})
+    closed = {"table": table.pk, "reason": reason}
+    feed_append_many([(user_id, "table_closed", closed) for user_id in _humans_seated(table=table)])
     players = list(Seat.objects.filter(table=table).values_list("user_id", flat=True))
     webhook_enqueue(
         event="table.closed",

@@ -11,7 +11,7 @@ from infra.api.errors import ErrorCode
 from infra.api.schema import LONG_POLL_CAP, error_responses
 from infra.api.serializers import StrictInputSerializer
 from matchmaking import selectors, tickets
-from matchmaking.models import BotLevel
+from matchmaking.models import BotLevel, TableStatus
 from matchmaking.ticket_serializers import TicketOutputSerializer, TicketPollQueryInputSerializer
 
 
@@ -192,10 +192,36 @@ class MatchmakingStatsApi(APIView):
         return Response({"presets": selectors.tickets_stats()})
 
 
+class ActiveDealOutputSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    phase = serializers.CharField(help_text="The deal's phase, as its view says.")
+    your_turn = serializers.BooleanField(help_text="Your seat is prompted now.")
+    deadline = serializers.DateTimeField(allow_null=True)
+    version = serializers.IntegerField(help_text="Send it as `expected_version`.")
+    trustee = serializers.BooleanField()
+    trustee_locked = serializers.BooleanField(help_text="On 托管 for good in this deal (docs/rules.md §5).")
+
+
 class ActiveSeatOutputSerializer(serializers.Serializer):
     table = serializers.IntegerField()
     seat = serializers.IntegerField()
     game = serializers.IntegerField(allow_null=True, help_text="The running deal; null between deals.")
+    trustee = serializers.BooleanField(
+        help_text="Your seat is on 托管 (between deals: the next deal deals it on 托管). Take it back "
+        "with `POST games/{game}/trustee {\"on\": false}`, or by sending your action "
+        "(docs/client-guide.md \"Coming back\")."
+    )
+    trustee_locked = serializers.BooleanField()
+    deal = ActiveDealOutputSerializer(allow_null=True, help_text="The running deal; null between deals.")
+    table_status = serializers.ChoiceField(choices=TableStatus.choices)
+    next_deal_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the next deal is dealt (between deals), else null."
+    )
+    return_by = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Your seat was on 托管 at a deal's end: take it back before this time, or the table "
+        "dissolves (a bot takes your seat at a quick-match table with bots). Null: nothing to do.",
+    )
 
 
 class MeActiveOutputSerializer(serializers.Serializer):
@@ -216,7 +242,27 @@ class MeActiveApi(APIView):
             OpenApiExample(
                 "active",
                 value={
-                    "tables": [{"table": 12, "seat": 3, "game": 30}],
+                    "tables": [
+                        {
+                            "table": 12,
+                            "seat": 3,
+                            "game": 30,
+                            "trustee": True,
+                            "trustee_locked": False,
+                            "deal": {
+                                "game": 30,
+                                "phase": "play",
+                                "your_turn": False,
+                                "deadline": "2026-12-01T10:00:20Z",
+                                "version": 41,
+                                "trustee": True,
+                                "trustee_locked": False,
+                            },
+                            "table_status": "playing",
+                            "next_deal_at": None,
+                            "return_by": "2026-12-01T10:01:30Z",
+                        }
+                    ],
                     "tickets": [],
                     "feed_last_seq": 57,
                 },

@@ -131,3 +131,39 @@ def make_table(make_user, make_client):
         }
 
     return make
+
+
+def deal_end_steps(*, pause_over: bool = True) -> int:
+    """Run the table's steps after a deal's end as the worker would once the test's transaction
+    commits (the `db` fixture never commits, so no task is sent): take every finished deal for its
+    table (matchmaking.services.table_deal_end) and, with `pause_over`, end the pause between deals
+    now (`next_deal_at` moved to this moment, as a test moves any deadline) and deal the next deal
+    (table_deal_next). Returns how many steps ran."""
+    from django.utils import timezone
+
+    from games.models import Game
+    from matchmaking import services
+    from matchmaking.models import Table, TableStatus
+
+    steps = sum(
+        services.table_deal_end(game_id=pk)
+        for pk in Game.objects.filter(table_pending=True).order_by("finished_at").values_list("pk", flat=True)
+    )
+    if not pause_over:
+        return steps
+    due = Table.objects.filter(status=TableStatus.PLAYING, next_deal_at__isnull=False)
+    due.update(next_deal_at=timezone.now())
+    return steps + sum(services.table_deal_next(table_id=pk) for pk in list(due.values_list("pk", flat=True)))
+
+
+def feed_entries(client, type_: str) -> list[dict]:
+    """The entries of one type in the caller's whole feed (`GET me/events`), page after page."""
+    entries, after = [], 0
+    while True:
+        response = client.get("/api/v1/me/events", {"after": after})
+        assert response.status_code == 200, response.json()
+        page = response.json()
+        if not page["events"]:
+            return [entry for entry in entries if entry["type"] == type_]
+        entries += page["events"]
+        after = page["last_seq"]

@@ -250,6 +250,8 @@ SPECTACULAR_SETTINGS = {
         # `type` of the events that both a game or table log and the feed carry.
         "DealStartedTypeEnum": ["deal_started"],
         "DealOverTypeEnum": ["deal_over"],
+        "TableClosedTypeEnum": ["table_closed"],
+        "FeedTableClosedReasonEnum": "accounts.feed_apis.TABLE_CLOSED_REASONS",
         "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
         "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
         "WebhookEventEnum": "accounts.webhooks.models.WebhookEvent",
@@ -456,6 +458,15 @@ MATCHMAKING_BOTS_AFTER = float(os.environ.get("MATCHMAKING_BOTS_AFTER", "20"))
 MATCHMAKING_SPREAD_BASE = float(os.environ.get("MATCHMAKING_SPREAD_BASE", "5"))
 MATCHMAKING_SPREAD_PER_SECOND = float(os.environ.get("MATCHMAKING_SPREAD_PER_SECOND", "0.5"))
 MATCHMAKING_PARTY_GATHER = float(os.environ.get("MATCHMAKING_PARTY_GATHER", "10"))
+# The end of a deal (docs/architecture.md "The end of a deal"): games sends this task, by name, after
+# the commit that finished a deal; the table's beat sweep takes any finished deal or due next deal
+# whose task was lost, every GAMES_SWEEP_SECONDS.
+GAMES_DEAL_END_TASK = "matchmaking.table_deal_end"
+CELERY_BEAT_SCHEDULE["matchmaking-tables-deals-sweep"] = {
+    "task": "matchmaking.tables_deals_sweep",
+    "schedule": GAMES_SWEEP_SECONDS,
+    "options": {"expires": GAMES_SWEEP_SECONDS},
+}
 CELERY_BEAT_SCHEDULE["matchmaking-tickets-match"] = {
     "task": "matchmaking.tickets_match",
     "schedule": MATCHMAKING_INTERVAL,

@@ -149,7 +149,8 @@ def game_abort(
     *, game_id: int, reason: str, moderator: Any, source: str, report_id: int | None = None
 ) -> Game:
     """End a running deal at once, unscored and unrated; its table closes (`table_closed {reason:
-    "aborted"}`, matchmaking.services.table_deal_ended) in the same transaction (docs/moderation.md)."""
+    "aborted"}`) in its deal-end step after the commit (matchmaking.services.table_deal_end,
+    docs/moderation.md)."""
     if not reason.strip():
         raise ApiError(
             ErrorCode.INVALID_REQUEST, "A reason is required.", extra={"fields": {"reason": ["required"]}}

@@ -4,6 +4,7 @@ import random
 
 from games import engine
 from games.models import Game
+from tests.conftest import deal_end_steps
 
 
 def get_view(client, game_id: int) -> dict:
@@ -67,9 +68,15 @@ def step(clients, game_id: int, rng: random.Random, observe=None) -> bool:
     raise AssertionError(f"no prompted seat has a legal action: {public}")
 
 
-def play_deal(clients, game_id: int, rng: random.Random, observe=None, max_steps: int = 3000) -> Game:
+def play_deal(
+    clients, game_id: int, rng: random.Random, observe=None, max_steps: int = 3000, table_steps: bool = True
+) -> Game:
+    """Play the deal out through the API; then, with `table_steps`, run its table's steps as the
+    worker does after the commit (tests.conftest.deal_end_steps: tally, pause over, next deal)."""
     for _ in range(max_steps):
         if not step(clients, game_id, rng, observe):
+            if table_steps:
+                deal_end_steps()
             return Game.objects.get(pk=game_id)
     raise AssertionError("deal did not end")
 

@@ -26,6 +26,7 @@ TINY = {
     "ops_overhead.py": (["--requests", "5", "--rounds", "1"], "/readyz"),
     "move_costs.py": (["--moves", "3", "--redis-db", REDIS_DB], "SQL"),
     "push.py": (["--moves", "3", "--devices", "1", "--pushes", "3", "--redis-db", REDIS_DB], "pushes/s"),
+    "deal_end.py": (["--deals", "2"], "same transaction"),
     "timer_lateness.py": (
         ["--timeouts", "2", "--probes", "2", "--tables", "1", "--concurrency", "1", "--seconds", "20"],
         "timeout ->",

@@ -135,8 +135,9 @@ def test_a_timed_out_seat_counts_an_entry_toward_the_lock(make_table):
     assert _game(game.pk).trustee_entries[seat] == 1
 
 
-def test_a_deal_ending_with_a_seat_on_trustee_dissolves_the_table(make_table):
-    setup = make_table(deals=5)
+def test_a_deal_ending_with_a_seat_on_trustee_dissolves_a_lianzhong_table(make_table):
+    """docs/rules.md §5: the 联众 presets' rule (elsewhere the seat has its return time: §5 D)."""
+    setup = make_table(preset="lianzhong_classic", deals=5)
     game = finish_with_trustees(setup, humans=(0, 1, 2, 3))
     assert game.status in (GameStatus.OVER, GameStatus.VOID)
     table = Table.objects.get(pk=setup["table"])
@@ -148,7 +149,7 @@ def test_a_deal_ending_with_a_seat_on_trustee_dissolves_the_table(make_table):
 
 
 def test_a_deal_with_all_five_on_trustee_is_kept_but_not_scored(make_table):
-    setup = make_table(deals=5)
+    setup = make_table(preset="lianzhong_simple", deals=5)
     game = finish_with_trustees(setup, humans=())
     assert game.status == GameStatus.OVER
     assert game.unscored is True and game.final["scores"]

@@ -122,6 +122,26 @@ def test_a_deal_where_every_seat_times_out_finishes_through_the_worker(make_tabl
     assert Event.objects.filter(game=game, type="timeout").exists()
 
 
+def test_the_worker_takes_the_deals_end_and_deals_the_next_after_the_pause(make_table, worker):
+    """docs/architecture.md "The end of a deal": the commit that ends the deal sends the table's task,
+    whose step sends the next deal's, due after the table's pause; the worker runs both."""
+    from accounts.models import FeedEvent
+    from matchmaking.models import Table
+
+    setup = _fast_table(make_table, setups=[{"seed": 11}], deals=3)
+    Table.objects.filter(pk=setup["table"]).update(deal_pause_seconds=2)
+    _restart_clock(setup["game"])
+    first = _wait_finished(setup["game"], worker, timeout=40)
+    end = time.monotonic() + 30
+    while not (second := Game.objects.filter(table_id=setup["table"], number=1).first()):
+        assert time.monotonic() < end, worker.log_tail()
+        time.sleep(0.1)
+    assert not Game.objects.get(pk=first.pk).table_pending
+    over = FeedEvent.objects.get(user=setup["users"][0], type="deal_over")
+    assert over.data["game"] == first.pk and over.data["next_deal"] is True
+    assert (second.created_at - first.finished_at).total_seconds() >= 2  # not before the pause
+
+
 def test_a_killed_worker_is_restarted_and_the_deal_still_finishes(make_table, worker):
     setup = _fast_table(make_table, setups=[{"seed": 12}], deals=1)
     game = Game.objects.get(pk=setup["game"])

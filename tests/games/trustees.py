@@ -1,6 +1,7 @@
 """Finishing deals quickly through the service path: seats on 托管 plus "humans" who play the default
 action by hand, and bots acting as their task does (used by the timer, penalty, rating and table
-tests)."""
+tests). A deal that ends is then taken by its table as the worker does after the commit
+(tests.conftest.deal_end_steps: the pause is over at once)."""
 
 from datetime import timedelta
 
@@ -8,6 +9,7 @@ from django.utils import timezone
 
 from games import actions, engine, selectors, services, tasks
 from games.models import Game, GameStatus
+from tests.conftest import deal_end_steps
 
 
 def set_trustee(setup, seat: int, on: bool):
@@ -24,6 +26,7 @@ def _play_out(setup, seats) -> Game:
     for _ in range(3000):
         game = _game(setup["game"])
         if game.status != GameStatus.RUNNING:
+            deal_end_steps()
             return game
         state = selectors.game_state(game=game)
         if all(game.trustee[s] for s in engine.to_act(state)):
@@ -46,6 +49,7 @@ def autoplay_to_the_end(game_id: int) -> Game:
         if game.status != GameStatus.RUNNING or not services.game_trustee_autoplay(
             game_id=game_id, version=game.version
         ):
+            deal_end_steps()
             return game
     raise AssertionError("auto-play did not end")
 
@@ -65,6 +69,7 @@ def deal_played_out(game_id: int, playing: dict[int, object]) -> Game:
     for _ in range(3000):
         game = Game.objects.select_related("table").get(pk=game_id)
         if game.status != GameStatus.RUNNING:
+            deal_end_steps()
             return game
         state = selectors.game_state(game=game)
         prompted = engine.to_act(state)

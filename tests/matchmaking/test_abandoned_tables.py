@@ -84,7 +84,9 @@ def _stops_playing(*, client, table_id, seat, user, moderator):
         (_is_removed, "no_humans"),
         (_is_banned, "trustee"),
         (_account_is_deactivated, "trustee"),
-        (_stops_playing, "trustee"),
+        # He may still come back: the table waits for him (return_seconds, docs/rules.md §5 D), and
+        # when it is over a bot takes his seat and the table has no player left.
+        (_stops_playing, "no_humans"),
     ],
 )
 def test_when_the_last_player_goes_the_table_closes_at_the_end_of_the_deal(
@@ -103,10 +105,17 @@ def test_when_the_last_player_goes_the_table_closes_at_the_end_of_the_deal(
     _leaves(client=seats[first], table_id=table_id, seat=first, user=users[first], moderator=moderator)
     goes(client=seats[last], table_id=table_id, seat=last, user=users[last], moderator=moderator)
     deal_played_out(game.pk, playing={})  # over or void: either way the end of the deal
+    if goes is _stops_playing:
+        assert _table(moderator, table_id)["status"] == "playing"  # his return time runs
+        Table.objects.filter(pk=table_id).update(  # ...and is over
+            return_by=[timezone.now().isoformat() if s == last else None for s in range(5)]
+        )
+        deal_played_out(_running(table_id).pk, playing={})
 
     table = _table(moderator, table_id)
     assert table["status"] == "dissolved" and table["closed_reason"] == reason
-    assert Game.objects.filter(table_id=table_id).count() == 1  # no deal among bots alone
+    # No deal among bots alone (he who stopped playing had his return time: one deal more).
+    assert Game.objects.filter(table_id=table_id).count() == (2 if goes is _stops_playing else 1)
     events = moderator.get(f"/api/v1/tables/{table_id}/events").json()["events"]
     assert [e["reason"] for e in events if e["type"] == "table_closed"] == [reason]
 

@@ -17,7 +17,9 @@ def test_create_table_does_not_seat_the_creator(make_client, make_user):
     assert response.status_code == 201
     body = response.json()
     assert body["code"] and body["status"] == "waiting"
-    assert body["settings"] == {"play_seconds": 30, "prompt_seconds": 10}
+    assert body["settings"] == {
+        "play_seconds": 30, "prompt_seconds": 10, "deal_pause_seconds": 8, "return_seconds": 90
+    }
     assert all(seat["user"] is None for seat in body["seats"])
     assert body["scores"] == [0] * 5 and body["games"] == [] and body["current_game"] is None
 
@@ -33,7 +35,9 @@ def test_a_table_may_ask_for_a_bot_level(make_client, make_user):
 def test_default_settings_and_campus_match_length(make_client, make_user):
     _, token = make_user()
     body = _create(make_client(token), preset="campus").json()
-    assert body["settings"] == {"play_seconds": 20, "prompt_seconds": 15}
+    assert body["settings"] == {
+        "play_seconds": 20, "prompt_seconds": 15, "deal_pause_seconds": 8, "return_seconds": 90
+    }
     assert body["deals"] == 6
     assert _create(make_client(token)).json()["deals"] == 0
 

@@ -1,26 +1,30 @@
-"""matchmaking.services.table_deal_ended: the deal loop, what a table does when one of its deals ends."""
+"""matchmaking.services table_deal_end / table_deal_next: what a table does when one of its deals ends."""
 
 import random
 
 import pytest
 from django.db import transaction
+from django.utils import timezone
 
 from games import engine
-from games import selectors as game_selectors
 from games.models import Game, GameStatus
 from matchmaking import services
 from matchmaking.models import Table, TableEvent, TableStatus
 from tests.api.playing import play_deal
+from tests.conftest import deal_end_steps
 
 pytestmark = pytest.mark.django_db
 
 
 def _end_as_void(game: Game) -> None:
-    """Pretend the deal ended void (no emperor found) and hand the table its end, as games does."""
+    """Pretend the deal ended void (no emperor found), leave it to its table as games does, and run
+    the table's steps."""
     with transaction.atomic():
         game.status = GameStatus.VOID
-        game.save(update_fields=["status"])
-        services.table_deal_ended(game_selectors.game_ended(game=game))
+        game.table_pending = True
+        game.finished_at = timezone.now()
+        game.save(update_fields=["status", "table_pending", "finished_at"])
+    deal_end_steps()
 
 
 def test_a_void_deal_is_dealt_again_with_a_new_seed_same_start_seat_and_context(make_table):

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from accounts.models import Rating, Sanction, SanctionKind
 from games import engine
+from games.models import Game
 from infra.api.errors import ApiError
 from matchmaking import matching, tickets
 from matchmaking.models import Ticket, TicketStatus
@@ -284,8 +285,29 @@ def test_me_active_lists_the_callers_seats_and_live_waiting_tickets(make_table, 
     seated = setup["clients"][2]
     body = seated.get("/api/v1/me/active").json()
     feed_last_seq = seated.get("/api/v1/me/events").json()["last_seq"]
+    game = Game.objects.get(pk=setup["game"])
     assert body == {
-        "tables": [{"table": setup["table"], "seat": 2, "game": setup["game"]}],
+        "tables": [
+            {
+                "table": setup["table"],
+                "seat": 2,
+                "game": setup["game"],
+                "trustee": False,
+                "trustee_locked": False,
+                "deal": {
+                    "game": game.pk,
+                    "phase": engine.from_json(game.state).phase,
+                    "your_turn": 2 in engine.to_act(engine.from_json(game.state)),
+                    "deadline": game.deadline.isoformat().replace("+00:00", "Z"),
+                    "version": game.version,
+                    "trustee": False,
+                    "trustee_locked": False,
+                },
+                "table_status": "playing",
+                "next_deal_at": None,
+                "return_by": None,
+            }
+        ],
         "tickets": [],
         "feed_last_seq": feed_last_seq,
     }

@@ -9,7 +9,7 @@ from games import services as game_services
 from games.models import Game
 from matchmaking.models import Report, Table
 from tests.api.playing import get_view, post_action, step
-from tests.conftest import assert_error
+from tests.conftest import assert_error, deal_end_steps
 from tests.moderation.helpers import make_moderator
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +31,9 @@ def test_aborting_ends_the_deal_unscored_and_closes_the_table(make_table, make_u
     }
     game = Game.objects.get(pk=setup["game"])
     assert game.status == "aborted" and game.unscored and game.deadline is None
+    # The table closes in its own step after the commit (docs/architecture.md "The end of a deal").
+    assert game.table_pending and Table.objects.get(pk=setup["table"]).status == "playing"
+    assert deal_end_steps() == 1
     table = Table.objects.get(pk=setup["table"])
     assert table.status == "dissolved" and table.closed_reason == "aborted"
     assert table.scores == scores_before and table.deals_done == 0

@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from accounts.models import ModerationAction, Sanction, User
 from games.models import Game
 from matchmaking.models import Report, Seat, Table
+from tests.conftest import deal_end_steps
 from tests.moderation.helpers import make_moderator
 
 pytestmark = pytest.mark.django_db
@@ -85,6 +86,7 @@ def test_sanction_and_abort_from_the_report_queue(client, moderator, make_table)
     _two_steps(client, "/admin/matchmaking/report/", "abort_reported", [report.pk], reason="bot deal")
     game = Game.objects.get(pk=setup["game"])
     assert game.status == "aborted" and game.unscored
+    deal_end_steps()  # the table's own step, after the commit
     assert Table.objects.get(pk=setup["table"]).status == "dissolved"
     assert _entry("abort").target_id == setup["game"]
 

@@ -12,7 +12,7 @@ from games import services as game_services
 from games.models import Game, GameStatus
 from matchmaking import services as table_services
 from matchmaking.models import Penalty, Seat, Table, TableStatus
-from tests.conftest import assert_error
+from tests.conftest import assert_error, deal_end_steps
 from tests.moderation.helpers import make_moderator
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +29,7 @@ def _finish(game_id: int, users: list, rng: random.Random) -> None:
     while True:
         game = Game.objects.get(pk=game_id)
         if game.status != GameStatus.RUNNING:
+            deal_end_steps()  # the table's steps, as the worker runs them after the commit
             return
         state = engine.from_json(game.state)
         seat = rng.choice(engine.to_act(state))
