@@ -1,6 +1,7 @@
 import pytest
 from push_notifications.settings import PUSH_NOTIFICATIONS_SETTINGS
 
+from config.celery import app
 from tests.push.webpush_service import WebPushService, vapid_keys
 
 
@@ -17,3 +18,15 @@ def webpush_service(settings, monkeypatch):
         service.vapid_public_key = public
         monkeypatch.setenv("REQUESTS_CA_BUNDLE", service.ca_file)
         yield service
+
+
+@pytest.fixture(autouse=True)
+def _task_queue_empty():
+    """The push tests run the tasks queued on the in-memory broker (tests/push/helpers.py); what
+    earlier tests of the run left there is not theirs to run."""
+    with app.connection_for_write() as connection:
+        queue = connection.SimpleQueue(app.conf.task_default_queue)
+        try:
+            queue.clear()
+        finally:
+            queue.close()

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 IDS = {"type", "seq", "ticket", "table", "game", "seat", "version"}
 
 
-def test_a_quick_match_buzzes_the_backgrounded_phone_in_order_and_the_foreground_one_only_once(
+def test_a_quick_match_buzzes_the_backgrounded_phone_in_order_and_the_foreground_one_never_for_its_turns(
     redis_on,  # noqa: F811
     webpush_service,
     make_user,
@@ -58,14 +58,18 @@ def test_a_quick_match_buzzes_the_backgrounded_phone_in_order_and_the_foreground
 
     game_id = async_to_sync(scenario)()
 
-    pushable = FeedEvent.objects.filter(user=away, type__in=["ticket_matched", "your_turn"])
+    pushable = FeedEvent.objects.filter(user=away, type__in=["ticket_matched", "your_turn", "deal_over"])
     expected = [(row.seq, row.type) for row in pushable.order_by("seq")]
     pushed = webpush_service.delivered(away_browser)
     assert [(m["data"]["seq"], m["data"]["type"]) for m in pushed] == expected
-    assert expected[0][1] == "ticket_matched" and len(expected) > 1
-    assert {m["title"] for m in pushed} == {"匹配成功", "轮到你了"}
+    # Matched, his turns, and the deal's end (the table's step after the deal, run by play_deal).
+    assert expected[0][1] == "ticket_matched" and expected[-1][1] == "deal_over" and len(expected) > 2
+    assert {m["title"] for m in pushed} == {"匹配成功", "轮到你了", "本局结束"}
     assert all(set(m["data"]) <= IDS and m["data"].get("game") == game_id for m in pushed)
 
-    # The foreground player: his match, never his turns.
-    assert [m["data"]["type"] for m in webpush_service.delivered(here_browser)] == ["ticket_matched"]
+    # The foreground player: his match and the deal's end, never his turns (docs/notifications.md).
+    assert [m["data"]["type"] for m in webpush_service.delivered(here_browser)] == [
+        "ticket_matched",
+        "deal_over",
+    ]
     assert FeedEvent.objects.filter(user=here, type="your_turn").exists()
