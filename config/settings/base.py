@@ -241,6 +241,8 @@ SPECTACULAR_SETTINGS = {
         # `type` of the events that both a game or table log and the feed carry.
         "DealStartedTypeEnum": ["deal_started"],
         "DealOverTypeEnum": ["deal_over"],
+        "TimeoutEventTypeEnum": ["timeout"],
+        "TrusteeEventTypeEnum": ["trustee"],
         "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
         "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
         "WebhookEventEnum": "accounts.webhooks.models.WebhookEvent",
