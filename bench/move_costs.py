@@ -29,6 +29,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from support import django_in_process  # bench/support.py (found beside this script)
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -48,23 +50,7 @@ def main() -> None:
     if not database_url.startswith("postgres"):
         sys.exit("bench/move_costs.py measures PostgreSQL: set DATABASE_URL=postgres://...")
     redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
-    os.environ.update(
-        {
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "config.settings.local",
-            "DJANGO_DEBUG": "0",
-            "REDIS_URL": redis_url,
-            "CELERY_BROKER_URL": redis_url,
-            "LOG_LEVEL": "WARNING",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-        }
-    )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", "--noinput", verbosity=0)
+    django_in_process(database_url=database_url, redis_url=redis_url)
 
     import psycopg
     import redis

@@ -44,6 +44,7 @@ Loopback only; bounded by --deals and the deal's length.
 
 import argparse
 import json
+import logging
 import os
 import random
 import statistics
@@ -52,6 +53,8 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+
+from support import django_in_process  # bench/support.py (found beside this script)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -126,31 +129,13 @@ def main() -> None:
     if not database_url.startswith("postgres"):
         sys.exit("bench/phone_recovery.py needs PostgreSQL: set DATABASE_URL=postgres://...")
     redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
-    os.environ.update(
-        {
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "config.settings.local",
-            "DJANGO_DEBUG": "0",
-            "REDIS_URL": redis_url,
-            "CELERY_BROKER_URL": redis_url,
-            "LOG_LEVEL": "WARNING",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-            # Sign-ins and guests of the whole run come from one address.
-            "AUTH_THROTTLE_RATE": "100000/min",
-            "GUEST_THROTTLE_RATE": "100000/min",
-        }
-    )
-    import logging
+    # Sign-ins and guests of the whole run come from one address.
+    unthrottled = {"AUTH_THROTTLE_RATE": "100000/min", "GUEST_THROTTLE_RATE": "100000/min"}
+    django_in_process(database_url=database_url, redis_url=redis_url, env=unthrottled)
+    import redis
 
-    import django
-
-    django.setup()
     # The simulated outages move every running deal's deadline on (games/clock.py warns of it).
     logging.getLogger("games.clock").setLevel(logging.ERROR)
-    from django.core.management import call_command
-
-    call_command("migrate", "--noinput", verbosity=0)
-    import redis
 
     try:
         results = _run(args)
@@ -298,13 +283,21 @@ def _run(args) -> dict:
         _, body = phone.call("POST", "auth/token", {"username": phone.username, "password": PASSWORD})
         phone.client = Client(headers={"authorization": f"Bearer {body['token']}"})
 
-    def recover_baseline(phone: Phone, clients, rng, reinstalled: bool) -> str:
+    def rejoin(phone: Phone, reinstalled: bool) -> dict | None:
+        """`GET me/active` (signing in first after a reinstall); None when the phone sits in no
+        running deal."""
         if reinstalled:
             sign_in(phone)
         _, active = phone.call("GET", "me/active")
         if not active["tables"] or active["tables"][0]["game"] is None:
-            return "table lost"
+            return None
         phone.game = active["tables"][0]["game"]
+        return active
+
+    def recover_baseline(phone: Phone, clients, rng, reinstalled: bool) -> str:
+        active = rejoin(phone, reinstalled)
+        if active is None:
+            return "table lost"
         _, view = phone.call("GET", f"games/{phone.game}")
         _, log = phone.call("GET", f"games/{phone.game}/events?after={phone.log_after}")
         phone.log_after = log["last_seq"]
@@ -330,11 +323,10 @@ def _run(args) -> dict:
 
     def recover_current(phone: Phone, clients, rng, reinstalled: bool) -> str:
         if reinstalled:
-            sign_in(phone)
-            _, active = phone.call("GET", "me/active")
-            if not active["tables"] or active["tables"][0]["game"] is None:
+            active = rejoin(phone, reinstalled)
+            if active is None:
                 return "table lost"
-            phone.game, phone.feed_after = active["tables"][0]["game"], active["feed_last_seq"]
+            phone.feed_after = active["feed_last_seq"]
             _, view = phone.call("GET", f"games/{phone.game}")
             if view.get("legal_actions") and phone.post_action(view["legal_actions"][0], view["version"]):
                 return "same table"
