@@ -125,9 +125,13 @@ def _play_two_deals(port: int, *, phone_entries: bool) -> None:
     assert started["game"] == matched["game"] and started["table"] == matched["table"]
     player.react(started)
     first = player.game
-    over = None
     if phone_entries:
-        over = client.until("deal_over", timeout=240, react=player.react)
+
+        def before_the_end(entry: dict) -> None:
+            assert entry["type"] != "deal_started", "the next deal started before any deal_over"
+            player.react(entry)
+
+        over = client.until("deal_over", timeout=240, react=before_the_end)
         assert over["game"] == first and over["table"] == matched["table"] and len(over["scores"]) == 5
     second = client.until("deal_started", timeout=240, react=player.react)
     assert second["game"] != first and second["table"] == matched["table"]
