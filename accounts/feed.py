@@ -1,5 +1,6 @@
 """A user's feed (docs/matchmaking.md "Your feed"): one ordered log per user of what is addressed to him
-(`ticket_matched`, `deal_started`, `your_turn`, `sanction`), followed by one long-poll or SSE stream.
+(the entry types are accounts/feed_apis.py FEED_EVENT_TYPES, each explained in docs/client-guide.md §4),
+followed by one long-poll or SSE stream.
 
 Appended inside the transaction of the change that causes it (an outbox row, docs/architecture.md), so a
 client never learns of a change that was rolled back and never misses one that committed. Numbering
@@ -43,10 +44,12 @@ def feed_append(*, user_id: int, type: str, data: dict) -> int:
 
 
 def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
-    """Append `(user_id, type, data)` entries (at most one per user); returns their seqs, in order.
+    """Append `(user_id, type, data)` entries; returns their seqs, in order. One user's entries are
+    numbered in the order given (a timeout tells its seat's user `timeout`, `trustee` and
+    `prompt_closed` in that order).
 
     One statement on PostgreSQL whatever the count (two elsewhere): an upsert numbers every user's
-    entry (rows locked in user id order, so two appends to overlapping users cannot deadlock), an
+    entries (rows locked in user id order, so two appends to overlapping users cannot deadlock), an
     insert writes the entries. A caller with a statement of its own may carry them in it instead
     (`feed_append_prepare`).
     """
@@ -57,13 +60,46 @@ def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
         with connection.cursor() as cursor:
             cursor.execute(f"WITH {prepared.ctes} SELECT {prepared.seqs_sql}", prepared.params)
             return feed_appended(prepared, cursor.fetchone()[0])
-    user_ids, by_user = _by_user(entries)
-    seqs = _number(user_ids)
+    batch = _Batch.of(entries)
+    last = _number(batch.counts)
+    seqs = [last[user_id] - back for user_id, back in zip(batch.user_of, batch.back, strict=True)]
     rows_insert(
         FeedEvent,
-        [FeedEvent(user_id=u, seq=seqs[u], type=by_user[u][0], data=by_user[u][1]) for u in user_ids],
+        [
+            FeedEvent(user_id=user_id, seq=seq, type=data["type"], data=data)
+            for user_id, seq, data in zip(batch.user_of, seqs, batch.data, strict=True)
+        ],
     )
-    return _appended(entries, by_user, seqs)
+    return _appended(batch, seqs)
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """Entries to append: per entry its user, its data (with its type) and how many of the same
+    user's entries in this batch come after it (`back`: its seq is the user's new last seq minus
+    that); per user, how many entries (`counts`, in user id order)."""
+
+    user_of: list[int]
+    data: list[dict]
+    back: list[int]
+    counts: dict[int, int]
+
+    @classmethod
+    def of(cls, entries: list[tuple[int, str, dict]]) -> "_Batch":
+        counts: dict[int, int] = {}
+        for user_id, _, _ in entries:
+            counts[user_id] = counts.get(user_id, 0) + 1
+        seen: dict[int, int] = {}
+        back = []
+        for user_id, _, _ in entries:
+            seen[user_id] = seen.get(user_id, 0) + 1
+            back.append(counts[user_id] - seen[user_id])
+        return cls(
+            user_of=[user_id for user_id, _, _ in entries],
+            data=[{"type": type, **data} for _, type, data in entries],
+            back=back,
+            counts=dict(sorted(counts.items())),
+        )
 
 
 @dataclass(frozen=True)
@@ -75,64 +111,60 @@ class PreparedAppend:
     ctes: str
     params: list
     seqs_sql: str
-    entries: list
-    by_user: dict
+    batch: _Batch
 
 
 def feed_append_prepare(entries: list[tuple[int, str, dict]]) -> PreparedAppend | None:
     """`feed_append_many(entries)` as parts of another statement (a move's write carries its
-    `your_turn` entries: a round trip fewer); None when there is nothing to append or the database
-    is not PostgreSQL (then call `feed_append_many`)."""
+    `your_turn` and `prompt_closed` entries: a round trip fewer); None when there is nothing to
+    append or the database is not PostgreSQL (then call `feed_append_many`)."""
     db = connections[DEFAULT_DB_ALIAS]  # not the proxy: a Local lookup per read
     if not entries or db.vendor != "postgresql":
         return None
-    user_ids, by_user = _by_user(entries)
+    batch = _Batch.of(entries)
     data_field = FeedEvent._meta.get_field("data")
-    params: list = list(user_ids)
-    for user_id in user_ids:
-        type, data = by_user[user_id]
-        params += [user_id, type, data_field.get_db_prep_save(data, db)]
+    params: list = [value for pair in batch.counts.items() for value in pair]
+    for index, (user_id, data) in enumerate(zip(batch.user_of, batch.data, strict=True)):
+        params += [index, user_id, batch.back[index], data["type"], data_field.get_db_prep_save(data, db)]
     params.append(timezone.now())
     return PreparedAppend(
-        ctes=_append_ctes_sql(len(user_ids)),
+        ctes=_append_ctes_sql(len(batch.counts), len(entries)),
         params=params,
-        seqs_sql="(SELECT json_agg(json_build_array(user_id, seq))::text FROM feed_appended)",
-        entries=entries,
-        by_user=by_user,
+        seqs_sql="(SELECT json_agg(json_build_array(position, seq))::text FROM feed_appended)",
+        batch=batch,
     )
 
 
 def feed_appended(prepared: PreparedAppend, seqs) -> list[int]:
     """Finish an append whose statement ran: `seqs` is what its `seqs_sql` gave."""
-    pairs = json_column(seqs) or []
-    return _appended(prepared.entries, prepared.by_user, {user_id: seq for user_id, seq in pairs})
+    by_position = dict(json_column(seqs) or [])
+    if len(by_position) != len(prepared.batch.user_of):
+        raise RuntimeError(f"{len(by_position)} feed entries numbered, not {len(prepared.batch.user_of)}")
+    return _appended(prepared.batch, [by_position[index] for index in range(len(by_position))])
 
 
-def _by_user(entries: list[tuple[int, str, dict]]) -> tuple[list[int], dict[int, tuple[str, dict]]]:
-    user_ids = sorted({user_id for user_id, _, _ in entries})
-    if len(user_ids) != len(entries):
-        raise ValueError("one feed entry per user per call")
-    return user_ids, {user_id: (type, {"type": type, **data}) for user_id, type, data in entries}
-
-
-def _appended(entries: list, by_user: dict, seqs: dict[int, int]) -> list[int]:
+def _appended(batch: _Batch, seqs: list[int]) -> list[int]:
     """After the entries are written: prune, and wake their users' feeds once the transaction
     commits; their seqs, in the entries' order."""
-    if set(seqs) != set(by_user):
-        raise RuntimeError(f"feed entries numbered for {sorted(seqs)}, not {sorted(by_user)}")
-    for user_id, _, _ in entries:
-        seq = seqs[user_id]
+    newest: dict[int, int] = {}
+    pushed: dict[int, list[dict]] = {}
+    for user_id, seq, data in zip(batch.user_of, seqs, batch.data, strict=True):
+        # Pruned once every 50 entries: when this batch's seqs crossed a multiple of 50.
         if seq > FEED_KEEP and seq % 50 == 0:
             FeedEvent.objects.filter(user_id=user_id, seq__lte=seq - FEED_KEEP).delete()
-    # Each wake-up carries its entry, as `feed_read` gives it: an open stream forwards it unread.
-    pushed = [(u, seqs[u], {**by_user[u][1], "seq": seqs[u]}) for u in sorted(by_user)]
-    transaction.on_commit(
-        lambda: [wakeups.publish_user(user_id=u, seq=q, entry=entry) for u, q, entry in pushed]
-    )
-    pushable = [(u, q) for u, q, entry in pushed if entry["type"] in PUSH_KINDS]
+        newest[user_id] = max(newest.get(user_id, 0), seq)
+        # Each wake-up carries its entries, as `feed_read` gives them: an open stream forwards them unread.
+        pushed.setdefault(user_id, []).append({**data, "seq": seq})
+    woken = [(user_id, sorted(pushed[user_id], key=lambda entry: entry["seq"])) for user_id in sorted(pushed)]
+    transaction.on_commit(lambda: [wakeups.publish_user(user_id=u, entries=e) for u, e in woken])
+    pushable = [
+        (user_id, seq)
+        for user_id, seq, data in zip(batch.user_of, seqs, batch.data, strict=True)
+        if data["type"] in PUSH_KINDS
+    ]
     if pushable and settings.PUSH_ENABLED:
         transaction.on_commit(lambda: _push_schedule(pushable))
-    return [seqs[user_id] for user_id, _, _ in entries]
+    return seqs
 
 
 def _push_schedule(appended: list[tuple[int, int]]) -> None:
@@ -153,42 +185,45 @@ def _push_schedule(appended: list[tuple[int, int]]) -> None:
         logger.warning("push task for feed entries %s not scheduled", appended, exc_info=True)
 
 
-def _number(user_ids: list[int]) -> dict[int, int]:
-    """Take the next seq of each user's feed (rows locked in user id order, so two appends to
-    overlapping users cannot deadlock)."""
+def _number(counts: dict[int, int]) -> dict[int, int]:
+    """Take the next `count` seqs of each user's feed; returns each user's new last seq (rows locked
+    in user id order, so two appends to overlapping users cannot deadlock)."""
     cursor_table = connection.ops.quote_name(FeedCursor._meta.db_table)
-    placeholders = ", ".join(["(%s, 1)"] * len(user_ids))
+    placeholders = ", ".join(["(%s, %s)"] * len(counts))
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {cursor_table} (user_id, last_seq) VALUES {placeholders} "
-            f"ON CONFLICT (user_id) DO UPDATE SET last_seq = {cursor_table}.last_seq + 1 "
+            f"ON CONFLICT (user_id) DO UPDATE SET last_seq = {cursor_table}.last_seq + EXCLUDED.last_seq "
             "RETURNING user_id, last_seq",
-            user_ids,
+            [value for pair in counts.items() for value in pair],
         )
         return dict(cursor.fetchall())
 
 
-@functools.lru_cache(maxsize=8)
-def _append_ctes_sql(count: int) -> str:
-    """The numbering (an upsert of each user's cursor, in user id order) and the entries' insert,
-    as data-modifying WITH items; `feed_appended` lists the new (user_id, seq) pairs."""
+@functools.lru_cache(maxsize=32)
+def _append_ctes_sql(users: int, count: int) -> str:
+    """The numbering (an upsert of each user's cursor by his number of entries, in user id order)
+    and the entries' insert, as data-modifying WITH items; `feed_appended` lists the new
+    (position, seq) pairs, position being the entry's index in the batch."""
     quote = connection.ops.quote_name
     cursors, events = quote(FeedCursor._meta.db_table), quote(FeedEvent._meta.db_table)
     columns = {f.name: quote(f.column) for f in FeedEvent._meta.concrete_fields if not f.primary_key}
     # Every column is written below; a field added to FeedEvent must be added here too.
     assert set(columns) == {"user", "seq", "type", "data", "created_at"}, columns
-    numbering = ", ".join(["(%s, 1)"] * count)
-    values = ", ".join(["(%s::bigint, %s::varchar, %s::jsonb)"] * count)
+    numbering = ", ".join(["(%s::bigint, %s::bigint)"] * users)
+    values = ", ".join(["(%s::int, %s::bigint, %s::int, %s::varchar, %s::jsonb)"] * count)
     return (
         f"feed_numbered AS (INSERT INTO {cursors} (user_id, last_seq) VALUES {numbering} "
-        f"ON CONFLICT (user_id) DO UPDATE SET last_seq = {cursors}.last_seq + 1 "
+        f"ON CONFLICT (user_id) DO UPDATE SET last_seq = {cursors}.last_seq + EXCLUDED.last_seq "
         "RETURNING user_id, last_seq), "
-        f"feed_entries (user_id, type, data) AS (VALUES {values}), "
-        f"feed_appended (user_id, seq) AS (INSERT INTO {events} ({columns['user']}, {columns['seq']}, "
+        f"feed_entries (position, user_id, back, type, data) AS (VALUES {values}), "
+        f"feed_inserted AS (INSERT INTO {events} ({columns['user']}, {columns['seq']}, "
         f"{columns['type']}, {columns['data']}, {columns['created_at']}) "
-        "SELECT e.user_id, n.last_seq, e.type, e.data, %s "
+        "SELECT e.user_id, n.last_seq - e.back, e.type, e.data, %s "
         "FROM feed_entries e JOIN feed_numbered n ON n.user_id = e.user_id "
-        f"RETURNING {columns['user']}, {columns['seq']})"
+        f"RETURNING {columns['user']}, {columns['seq']}), "
+        "feed_appended (position, seq) AS (SELECT e.position, n.last_seq - e.back "
+        "FROM feed_entries e JOIN feed_numbered n ON n.user_id = e.user_id)"
     )
 
 
@@ -250,3 +285,4 @@ def _read_sql() -> str:
         f"ORDER BY seq LIMIT %s) AS entries "
         f"UNION ALL SELECT last_seq, NULL FROM {cursors} WHERE user_id = %s"
     )
+

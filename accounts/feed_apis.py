@@ -27,13 +27,12 @@ from infra.api.schema import (
 )
 from infra.api.serializers import LongPollQueryInputSerializer
 
-FEED_EVENT_TYPES = (
-    "ticket_matched", "deal_started", "your_turn", "sanction", "deal_over", "table_closed", "invited"
-)
 # The reasons a `table_closed` entry gives: the table's closing reasons (matchmaking's
 # TableClosedReason, named here as values: accounts imports no other app), and `away`, said to one
 # player only: he stayed on 托管 past the table's return time and a bot took his seat.
 TABLE_CLOSED_REASONS = ("finished", "player_left", "trustee", "void_limit", "aborted", "no_humans", "away")
+# Absent from entries written before these fields were added (a feed keeps its last 500 entries).
+_NEWER = "Absent from entries written before API 1.6.0."
 
 
 class TicketMatchedEventOutputSerializer(serializers.Serializer):
@@ -46,6 +45,35 @@ class TicketMatchedEventOutputSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "TicketMatchedEvent"
+
+
+class TicketExpiredEventOutputSerializer(serializers.Serializer):
+    type = type_field("ticket_expired")
+    seq = serializers.IntegerField()
+    ticket = serializers.IntegerField()
+    reason = serializers.ChoiceField(
+        choices=["not_polled"],
+        help_text="`not_polled`: the ticket was not read for the matchmaking TTL (docs/matchmaking.md).",
+    )
+
+    class Meta:
+        ref_name = "TicketExpiredEvent"
+
+
+class TicketCancelledEventOutputSerializer(serializers.Serializer):
+    type = type_field("ticket_cancelled")
+    seq = serializers.IntegerField()
+    ticket = serializers.IntegerField()
+    reason = serializers.ChoiceField(
+        choices=["you", "staff", "banned", "account_deleted"],
+        help_text=(
+            "`you`: you cancelled it (maybe on another device); `staff`: a staff member did; `banned`: "
+            "you may no longer queue (a sanction); `account_deleted`: the account is being deleted."
+        ),
+    )
+
+    class Meta:
+        ref_name = "TicketCancelledEvent"
 
 
 class FeedDealStartedEventOutputSerializer(serializers.Serializer):
@@ -63,6 +91,8 @@ class YourTurnEventOutputSerializer(serializers.Serializer):
     type = type_field("your_turn")
     seq = serializers.IntegerField()
     game = serializers.IntegerField()
+    table = serializers.IntegerField(required=False, help_text=_NEWER)
+    seat = serializers.IntegerField(required=False, help_text="Your seat. " + _NEWER)
     version = serializers.IntegerField(help_text="The version that prompts you.")
     deadline = serializers.DateTimeField(allow_null=True)
     legal_actions = GameActionOutputSerializer(
@@ -79,6 +109,68 @@ class YourTurnEventOutputSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "YourTurnEvent"
+
+
+class _SeatEntry(serializers.Serializer):
+    """What a deal tells one seat's user: which deal, table and seat it is about."""
+
+    seq = serializers.IntegerField()
+    game = serializers.IntegerField()
+    table = serializers.IntegerField()
+    seat = serializers.IntegerField()
+
+
+class PromptClosedEventOutputSerializer(_SeatEntry):
+    type = type_field("prompt_closed")
+    version = serializers.IntegerField(
+        help_text=(
+            "The deal's version once your answer was applied: every `your_turn` of this game before "
+            "it is over."
+        )
+    )
+    by = serializers.ChoiceField(
+        choices=["you", "trustee", "timer", "aborted"],
+        help_text=(
+            "`you`: you answered (on this device or another); `trustee`: 托管 answered for your seat; "
+            "`timer`: your deadline passed and the timer answered (see the `timeout` entry before it); "
+            "`aborted`: the deal was aborted."
+        ),
+    )
+
+    class Meta:
+        ref_name = "PromptClosedEvent"
+
+
+class FeedTimeoutEventOutputSerializer(_SeatEntry):
+    type = type_field("timeout")
+    version = serializers.IntegerField(help_text="The deal's version when your deadline passed.")
+    outcome = serializers.ChoiceField(
+        choices=["answered", "trustee"],
+        help_text=(
+            "`answered`: your prompt had one legal answer and it was given for you; your seat stays off "
+            "托管. `trustee`: your seat went on 托管 (a `trustee` entry follows): take it back with "
+            "`POST games/{id}/trustee {\"on\": false}` unless locked."
+        ),
+    )
+
+    class Meta:
+        ref_name = "FeedTimeoutEvent"
+
+
+class FeedTrusteeEventOutputSerializer(_SeatEntry):
+    type = type_field("trustee")
+    on = serializers.BooleanField(help_text="Your seat is on 托管 now (the server answers for it).")
+    locked = serializers.BooleanField(help_text="It may not come back (docs/rules.md §5).")
+    by = serializers.ChoiceField(
+        choices=["timeout", "request", "left", "moderator"],
+        help_text=(
+            "`timeout`: your deadline passed; `request`: you asked (`POST games/{id}/trustee`, maybe on "
+            "another device); `left`: you left the table; `moderator`: a moderator removed or banned you."
+        ),
+    )
+
+    class Meta:
+        ref_name = "FeedTrusteeEvent"
 
 
 class SanctionEventOutputSerializer(serializers.Serializer):
@@ -143,13 +235,20 @@ class TableClosedEventOutputSerializer(serializers.Serializer):
 
 FEED_EVENTS = {
     "ticket_matched": TicketMatchedEventOutputSerializer,
+    "ticket_expired": TicketExpiredEventOutputSerializer,
+    "ticket_cancelled": TicketCancelledEventOutputSerializer,
     "deal_started": FeedDealStartedEventOutputSerializer,
     "your_turn": YourTurnEventOutputSerializer,
+    "prompt_closed": PromptClosedEventOutputSerializer,
+    "timeout": FeedTimeoutEventOutputSerializer,
+    "trustee": FeedTrusteeEventOutputSerializer,
     "sanction": SanctionEventOutputSerializer,
     "invited": InvitedEventOutputSerializer,
     "deal_over": DealOverEventOutputSerializer,
     "table_closed": TableClosedEventOutputSerializer,
 }
+# The entry types, in the schema's FeedEventTypeEnum (config/settings/base.py).
+FEED_EVENT_TYPES = tuple(FEED_EVENTS)
 
 
 class FeedOutputSerializer(serializers.Serializer):
@@ -172,11 +271,12 @@ class MeEventsApi(APIView):
             LAST_EVENT_ID_PARAMETER,
         ],
         description=(
-            "Everything addressed to you, in order: `ticket_matched`, `deal_started`, `your_turn`, "
-            "`sanction`, `invited` (docs/notifications.md), `deal_over`, `table_closed`. With "
+            "Everything addressed to you, in order: "
+            + ", ".join(f"`{type}`" for type in FEED_EVENT_TYPES)
+            + " (what each means and what to do: docs/client-guide.md §4). With "
             "`Accept: text/event-stream` the same entries come as Server-Sent Events (`id` = seq, "
-            "`event` = type, `data` = the entry; reconnect with `Last-Event-ID` or `after`); the stream "
-            "ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
+            "`event` = type, `data` = the entry; reconnect with `Last-Event-ID` or `after`); the "
+            "stream ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
             "the feed (checked every EVENTS_SSE_CHECK_SECONDS). `after=0` starts from the oldest entry "
             "kept (the newest 500 are); to follow from now, pass `feed_last_seq` from `GET me/active`. "
             "A cursor past the newest entry is `409 feed_cursor_ahead`, one before entries no longer kept "
@@ -201,6 +301,8 @@ class MeEventsApi(APIView):
                         {
                             "type": "your_turn",
                             "game": 12,
+                            "table": 4,
+                            "seat": 2,
                             "version": 7,
                             "deadline": "2026-12-01T10:00:20Z",
                             "legal_actions": [

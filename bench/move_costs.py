@@ -30,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 
 # bench/support.py (found beside this script)
-from support import in_process_environment, one_deal_table, random_move
+from support import django_in_process, one_deal_table, random_move
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -51,13 +51,7 @@ def main() -> None:
     if not database_url.startswith("postgres"):
         sys.exit("bench/move_costs.py measures PostgreSQL: set DATABASE_URL=postgres://...")
     redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
-    os.environ.update(in_process_environment(database_url=database_url, redis_url=redis_url))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", "--noinput", verbosity=0)
+    django_in_process(database_url=database_url, redis_url=redis_url)
 
     import psycopg
     import redis

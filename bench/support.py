@@ -1,4 +1,5 @@
-"""What the bench scripts share: a free loopback port, their own PostgreSQL database, percentiles,
+"""What the bench scripts share: a free loopback port, their own PostgreSQL database, Django set up
+in the script's own process, percentiles,
 a measure of how fast the machine is at the time, the CPU time of a process tree, and the servers
 they measure: today's two roles, or the baseline (the single-server model, run from its commit).
 
@@ -32,6 +33,19 @@ def ensure_database(url: str) -> None:
     with psycopg.connect(admin_url, autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def django_in_process(*, database_url: str, redis_url: str, env: dict | None = None) -> None:
+    """Set up Django in this process as the one-process benches run it (`in_process_environment`,
+    then `env`), and migrate."""
+    environment = in_process_environment(database_url=database_url, redis_url=redis_url)
+    os.environ.update({**environment, **(env or {})})
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", "--noinput", verbosity=0)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from accounts.feed import feed_append_many
 from accounts.webhooks.outbox import webhook_enqueue
-from games import engine, scheduling, selectors, timers, writes
+from games import engine, scheduling, seat_feed, selectors, timers, writes
 from games.models import Event, Game, GameStatus
 from games.work import GameWork
 from infra import metrics, wakeups
@@ -114,9 +114,12 @@ def _appended_entries(work: GameWork) -> tuple[int, tuple[dict, ...]] | None:
     return after, tuple({**row.data, "seq": row.seq} for row in rows)
 
 
-def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any, list[Event]]:
-    """The engine step of one action: the new state and its event rows (not saved yet); raises
+def _action_step(*, work: GameWork, seat: int, state: Any, action: Any, by: str) -> tuple[Any, list[Event]]:
+    """The engine step of one action: the new state and its event rows (not saved yet), and the
+    seat's `prompt_closed` entry (`by` whom) if it had been told of its prompt; raises
     engine.IllegalAction with nothing changed."""
+    game = work.game
+    seat_feed.prompts_track(work=work, state=state)
     started = time.perf_counter()
     new_state, events = engine.apply_action(state, seat, action)
     metrics.record_action(preset=game.preset, type=action.type, seconds=time.perf_counter() - started)
@@ -127,6 +130,8 @@ def _action_step(*, game: Game, seat: int, state: Any, action: Any) -> tuple[Any
         events = [{"type": "answered", "seat": seat, "private_to": [seat]}]
     rows = event_rows(game=game, events=events, action=[seat, engine.action_to_dict(action)])
     game.deadline = deadline_next(game=game, before=state, after=new_state)
+    # A seat's own action always ends its prompt (a window waits for every seat it asks).
+    seat_feed.prompt_closed(work=work, seat=seat, by=by)
     return new_state, rows
 
 
@@ -134,15 +139,18 @@ def _persist(*, work: GameWork, before: Any, state: Any, rows: list[Event]) -> N
     game = work.game
     game.state = engine.to_json(state)
     finished = state.phase in FINISHED_PHASES
-    # The new prompt's `your_turn` entries go in the same statement as the events and the game.
+    # The new prompt's `your_turn` entries go in the same statement as the events and the game,
+    # after the entries the transaction collected (`prompt_closed`, `trustee`, `timeout`).
     announced = not finished and not same_prompt(before=before, after=state)
     prompts = prompt_entries(game=game, state=state) if announced else []
+    seat_feed.prompts_told(work=work, seats=[entry[2]["seat"] for entry in prompts])
+    feed, work.feed = [*work.feed, *prompts], []
     game.bots_due_at = bots_due(game=game, state=state)
     events_append(
         work=work,
         rows=rows,
         then_update=("state", "version", "deadline", "last_seq", "bots_due_at"),
-        feed=prompts,
+        feed=feed,
     )
     selectors.game_state_remember(game=game, state=state)
     if finished:
@@ -164,14 +172,15 @@ def prompt_entries(*, game: Game, state: Any) -> list[tuple[int, str, dict]]:
             "your_turn",
             {
                 "game": game.pk,
+                "table": game.table_id,
+                "seat": seat,
                 "version": game.version,
                 "deadline": deadline,
                 "legal_actions": [action.to_dict() for action in engine.legal_actions(state, seat)],
             },
         )
         for seat in engine.to_act(state)
-        if game.seat_user_ids[seat] is not None
-        and not (game.bots[seat] or game.trustee[seat] or game.left[seat])
+        if seat_feed.seat_is_told(game=game, seat=seat)
     ]
 
 
@@ -181,10 +190,13 @@ def prompts_announce(*, game: Game, state: Any) -> None:
     feed_append_many(prompt_entries(game=game, state=state))
 
 
-def action_record(*, work: GameWork, seat: int, state: Any, action: Any) -> Any:
+def action_record(
+    *, work: GameWork, seat: int, state: Any, action: Any, by: str = seat_feed.BY_YOU
+) -> Any:
     """Apply one action of `seat` to the locked game and persist it (events, version, deadline);
-    raises engine.IllegalAction, changing nothing. Moves, timeouts, 托管 and bots all come here."""
-    new_state, rows = _action_step(game=work.game, seat=seat, state=state, action=action)
+    raises engine.IllegalAction, changing nothing. Moves, timeouts, 托管 and bots all come here;
+    `by`: who answered, as the seat's `prompt_closed` entry tells it (a player: `you`)."""
+    new_state, rows = _action_step(work=work, seat=seat, state=state, action=action, by=by)
     _persist(work=work, before=state, state=new_state, rows=rows)
     return new_state
 
@@ -213,7 +225,9 @@ def trustee_autoplay(*, work: GameWork, state: Any) -> Autoplay:
             pending = True
             break
         action = engine.trustee_action(state, seats[0])
-        state, action_rows = _action_step(game=game, seat=seats[0], state=state, action=action)
+        # A seat the timer put on 托管 in this transaction: its prompt was closed by the timer.
+        by = seat_feed.BY_TIMER if work.trustee_by.get(seats[0]) == "timeout" else seat_feed.BY_TRUSTEE
+        state, action_rows = _action_step(work=work, seat=seats[0], state=state, action=action, by=by)
         rows += action_rows
         applied += 1
     if applied:
@@ -227,18 +241,28 @@ def trustee_autoplay(*, work: GameWork, state: Any) -> Autoplay:
     return Autoplay(state=state, pending=pending)
 
 
-def trustee_switch(*, work: GameWork, seat: int, on: bool, locked: bool = False) -> None:
-    """Put `seat` on 托管 or take it off, with its public `trustee` event. `locked`: it may not come
-    back (more than three entries is the same lock, docs/rules.md §5)."""
+def trustee_switch(
+    *, work: GameWork, seat: int, on: bool, locked: bool = False, by: str = "request"
+) -> None:
+    """Put `seat` on 托管 or take it off, with its public `trustee` event and its user's `trustee`
+    feed entry (`by`: one of seat_feed.TRUSTEE_BY). `locked`: it may not come back (more than three
+    entries is the same lock, docs/rules.md §5)."""
     game = work.game
+    seat_feed.prompts_track(work=work, state=selectors.game_state(game=game))
+    was_locked = trustee_is_locked(game=game, seat=seat)
     if locked:
         game.trustee_entries[seat] = max(game.trustee_entries[seat], 4)
-    if game.trustee[seat] != on:
+    changed = game.trustee[seat] != on
+    if changed:
         game.trustee[seat] = on
         if on:
             game.trustee_entries[seat] += 1
+            work.trustee_by[seat] = by
         event = {"type": "trustee", "seat": seat, "on": on}
         events_append(work=work, rows=event_rows(game=game, events=[event]))
+    now_locked = trustee_is_locked(game=game, seat=seat)
+    if changed or now_locked != was_locked:
+        seat_feed.trustee_told(work=work, seat=seat, on=on, locked=now_locked, by=by)
     writes.game_fields_save(work, ("trustee", "trustee_entries", "last_seq"))
 
 
@@ -322,6 +346,9 @@ def committed(*, work: GameWork, state: Any, autoplay_pending: bool = False) -> 
     deadline task when the one in flight does not cover the new deadline (games/timers.py)."""
     game = work.game
     running = game.status == GameStatus.RUNNING
+    if work.feed and not writes.deferring(work):  # else they go with the deferred writes
+        feed, work.feed = work.feed, []
+        feed_append_many(feed)
     appended = _appended_entries(work)
     if work.timer_armed:  # by trustee_autoplay, with the same conditions
         armed, work.timer_at, work.timer_armed = work.timer_at, None, False

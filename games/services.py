@@ -25,7 +25,7 @@ from django.utils import timezone
 from accounts import services as account_services
 from accounts.feed import feed_append_many
 from accounts.models import RatingChange
-from games import actions, clock, engine, scheduling, selectors, timers, writes
+from games import actions, clock, engine, scheduling, seat_feed, selectors, timers, writes
 from games.deal_end import DealEnded
 from games.lock_objects import game_lock
 from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
@@ -287,9 +287,10 @@ def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
     return view
 
 
-def game_seat_vacate(*, game_id: int, seat: int) -> None:
+def game_seat_vacate(*, game_id: int, seat: int, by: str = "left") -> None:
     """A player left a running deal (or was removed, or banned): the seat plays on in trustee,
-    locked (docs/rules.md §5). The deal's record of who sat where does not change."""
+    locked (docs/rules.md §5). The deal's record of who sat where does not change. `by`: `left`,
+    or `moderator` (his `trustee` feed entry says which)."""
     with transaction.atomic():
         game = game_lock(game_id=game_id)
         if game.status != GameStatus.RUNNING or game.left[seat]:
@@ -297,7 +298,7 @@ def game_seat_vacate(*, game_id: int, seat: int) -> None:
         game.left[seat] = True
         game.save(update_fields=["left"])
         work = GameWork(game=game)
-        actions.trustee_switch(work=work, seat=seat, on=True, locked=True)
+        actions.trustee_switch(work=work, seat=seat, on=True, locked=True, by=by)
         _autoplay_and_commit(work=work)
 
 
@@ -310,7 +311,7 @@ def game_seats_lock_trustee(*, game_id: int, user_id: int) -> None:
         work = GameWork(game=game)
         for seat, seat_user_id in enumerate(game.seat_user_ids):
             if seat_user_id == user_id:
-                actions.trustee_switch(work=work, seat=seat, on=True, locked=True)
+                actions.trustee_switch(work=work, seat=seat, on=True, locked=True, by="moderator")
         _autoplay_and_commit(work=work)
 
 
@@ -322,8 +323,11 @@ def game_abort(*, game_id: int, reason: str) -> bool:
         if game.status != GameStatus.RUNNING:
             return False
         state = selectors.game_state(game=game)
-        game.version += 1
         work = GameWork(game=game)
+        seat_feed.prompts_track(work=work, state=state)
+        game.version += 1
+        for seat in engine.to_act(state):
+            seat_feed.prompt_closed(work=work, seat=seat, by=seat_feed.BY_ABORT)
         actions.events_append(
             work=work, rows=actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
         )
@@ -401,14 +405,20 @@ def _deadline_expire_locked(*, work: GameWork) -> bool:
     # answered for the seat, which stays off 托管: ignoring a question without a choice costs nothing
     # (docs/rules.md §5). It was still asked and still timed out, so its timing told nobody anything.
     forced = [seat for seat in timed_out if len(engine.legal_actions(state, seat)) == 1]
+    # Each timed-out seat's user is told what the timer did, then (below) how his prompt closed.
+    seat_feed.prompts_track(work=work, state=state)
+    for seat in timed_out:
+        seat_feed.timeout_told(work=work, seat=seat, outcome="answered" if seat in forced else "trustee")
     for seat in forced:
         if seat in engine.to_act(state):
             (answer,) = engine.legal_actions(state, seat)
-            state = actions.action_record(work=work, seat=seat, state=state, action=answer)
+            state = actions.action_record(
+                work=work, seat=seat, state=state, action=answer, by=seat_feed.BY_TIMER
+            )
     prompted = engine.to_act(state)
     for seat in timed_out:
         if seat not in forced and seat in prompted:
-            actions.trustee_switch(work=work, seat=seat, on=True)
+            actions.trustee_switch(work=work, seat=seat, on=True, by="timeout")
     if timed_out:
         metrics.record_timeout(preset=game.preset, seats=len(timed_out))
     metrics.record_timer_lateness((timezone.now() - game.deadline).total_seconds())

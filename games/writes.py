@@ -81,7 +81,8 @@ class deferred:
     combined write (`take_deferred`) or, on leaving the block without an error, in one statement.
 
     A timeout puts each seat on trustee, clears and re-arms the timer, then writes the trustee's
-    action: one statement instead of five on the way to its wake-up (the re-armed timer goes with it
+    action (and the feed entries the transaction collected in `work.feed`): one statement instead
+    of five on the way to its wake-up (the re-armed timer goes with it
     too: games.actions.trustee_autoplay). An error leaves the writes unmade: the transaction is
     rolled back anyway."""
 
@@ -95,8 +96,14 @@ class deferred:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         pending, self.work.deferred = self.work.deferred, None
-        if exc_type is None and (pending.rows or pending.fields):
-            events_insert_and_game_update(pending.rows, self.work.game, tuple(sorted(pending.fields)))
+        feed, self.work.feed = self.work.feed, []
+        if exc_type is not None:
+            return
+        if pending.rows or pending.fields:
+            names = tuple(sorted(pending.fields or {"last_seq"}))
+            events_insert_and_game_update(pending.rows, self.work.game, names, feed)
+        else:
+            feed_append_many(feed)
 
 
 def deferring(work: GameWork) -> bool:

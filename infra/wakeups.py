@@ -207,10 +207,14 @@ def publish_table(*, table_id: int, seq: int) -> None:
     _publish(table_channel_name(table_id), seq)
 
 
-def publish_user(*, user_id: int, seq: int, entry: dict | None = None) -> None:
-    """Entry `seq` was appended to the user's feed (`entry`, as the feed reads it, if given)."""
-    message = entries_message(after=seq - 1, entries=[entry]) if entry is not None else None
-    _publish(user_channel_name(user_id), message or seq)
+def publish_user(*, user_id: int, seq: int | None = None, entries: list[dict] | None = None) -> None:
+    """Entries were appended to the user's feed: up to `seq`, or `entries` (as the feed reads
+    them, consecutive, with their seqs), which the message carries."""
+    if entries:
+        message = entries_message(after=entries[0]["seq"] - 1, entries=entries)
+        _publish(user_channel_name(user_id), message or entries[-1]["seq"])
+    else:
+        _publish(user_channel_name(user_id), seq)
 
 
 def publish_ticket(*, ticket_id: int) -> None:

@@ -25,7 +25,7 @@ def account_erase(*, user_id: int) -> None:
     for event in TableEvent.objects.filter(data__user__id=user_id):
         event.data = {**event.data, "user": {**event.data["user"], "username": user.username}}
         event.save(update_fields=["data"])
-    tickets.tickets_cancel_of_user(user_id=user_id)
+    tickets.tickets_cancel_of_user(user_id=user_id, reason="account_deleted")
     seated = Seat.objects.filter(
         user_id=user_id, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING]
     )

@@ -238,7 +238,7 @@ def _pool_match_batch(*, preset: str, rated: bool, now: datetime) -> tuple[int, 
         pools: dict[str, list[Ticket]] = defaultdict(list)
         for ticket in waiting:
             if not tickets.ticket_may_queue(user=ticket.user):
-                tickets.ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED)
+                tickets.ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED, reason="banned")
                 continue
             # Tickets asking different bot levels never share a table (docs/matchmaking.md).
             pools[json.dumps([ticket.options, ticket.bot_level], sort_keys=True)].append(ticket)

@@ -231,7 +231,9 @@ def _seat_vacate(*, table_id: int, row: Seat, reason: str, moderator: Any) -> Ta
     running = game_selectors.game_running_id(table_id=table_id)
     if running is not None:
         # Lock order: the game before its table (games/lock_objects.py).
-        game_services.game_seat_vacate(game_id=running, seat=row.seat)
+        game_services.game_seat_vacate(
+            game_id=running, seat=row.seat, by="left" if moderator is None else "moderator"
+        )
     table = table_lock(table_id=table_id)
     if running is not None:
         table.scores[row.seat] -= LEAVE_PENALTY_POINTS

@@ -2,7 +2,9 @@
 
 The matcher (matchmaking/matching.py) seats waiting tickets; everything here only ever moves a ticket
 out of `waiting` under its row lock, so a ticket is matched, cancelled or expired exactly once.
-Each such move wakes the ticket's long-polls after commit (infra/wakeups.py).
+Each such move wakes the ticket's long-polls after commit (infra/wakeups.py), and a ticket that
+leaves the queue unseated tells its owner's feed why (`ticket_expired`, `ticket_cancelled`,
+docs/client-guide.md §4): a client that follows only its feed learns it is no longer queued.
 """
 
 from datetime import datetime, timedelta
@@ -13,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import selectors as account_selectors
+from accounts.feed import feed_append_many
 from accounts.models import Rating, SanctionKind
 from accounts.services import rating_model
 from games import selectors as game_selectors
@@ -59,12 +62,31 @@ def ticket_is_stale(*, ticket: Ticket, now: datetime) -> bool:
     return ticket.status == TicketStatus.WAITING and ticket.last_polled_at < now - ttl
 
 
-def ticket_settle(*, ticket: Ticket, status: str, fields: tuple[str, ...] = ()) -> None:
-    """Move a locked waiting ticket to `status` (and save `fields` set by the caller); wake its polls."""
-    ticket.status = status
-    ticket.save(update_fields=["status", *fields])
-    ticket_id = ticket.pk
-    transaction.on_commit(lambda: wakeups.publish_ticket(ticket_id=ticket_id))
+# Why a ticket left the queue unseated (the `reason` of its owner's feed entry).
+EXPIRED_NOT_POLLED = "not_polled"  # not read for MATCHMAKING_TICKET_TTL seconds
+CANCELLED_BY = ("you", "staff", "banned", "account_deleted")
+
+
+def ticket_settle(*, ticket: Ticket, status: str, fields: tuple[str, ...] = (), reason: str = "") -> None:
+    """Move a locked waiting ticket to `status` (and save `fields` set by the caller); wake its polls.
+    Cancelled or expired (`reason` given): its owner's feed is told."""
+    tickets_settle(tickets=[ticket], status=status, fields=fields, reason=reason)
+
+
+def tickets_settle(
+    *, tickets: list[Ticket], status: str, fields: tuple[str, ...] = (), reason: str = ""
+) -> None:
+    """`ticket_settle` for each of these locked waiting tickets, their feed entries in one append."""
+    entries = []
+    for ticket in tickets:
+        ticket.status = status
+        ticket.save(update_fields=["status", *fields])
+        ticket_id = ticket.pk
+        transaction.on_commit(lambda ticket_id=ticket_id: wakeups.publish_ticket(ticket_id=ticket_id))
+        if status in (TicketStatus.CANCELLED, TicketStatus.EXPIRED):
+            type = "ticket_cancelled" if status == TicketStatus.CANCELLED else "ticket_expired"
+            entries.append((ticket.user_id, type, {"ticket": ticket.pk, "reason": reason}))
+    feed_append_many(entries)
 
 
 def ticket_create(
@@ -98,7 +120,7 @@ def ticket_create(
                         "You already have a waiting ticket.",
                         extra={"ticket": current.pk},
                     )
-                ticket_settle(ticket=current, status=TicketStatus.EXPIRED)
+                ticket_settle(ticket=current, status=TicketStatus.EXPIRED, reason=EXPIRED_NOT_POLLED)
             if party and _party_size(party=party, preset=rules.name, options=options) >= PARTY_MAX:
                 raise ApiError(
                     ErrorCode.TABLE_FULL,
@@ -144,7 +166,7 @@ def ticket_poll(*, ticket_id: int, user: Any) -> Ticket:
         ticket = _ticket_lock(ticket_id=ticket_id, user=user)
         now = timezone.now()
         if ticket_is_stale(ticket=ticket, now=now):
-            ticket_settle(ticket=ticket, status=TicketStatus.EXPIRED)
+            ticket_settle(ticket=ticket, status=TicketStatus.EXPIRED, reason=EXPIRED_NOT_POLLED)
         elif ticket.status == TicketStatus.WAITING and ticket.user_id == user.pk:
             ticket.last_polled_at = now
             ticket.save(update_fields=["last_polled_at"])
@@ -163,7 +185,8 @@ def ticket_cancel(*, ticket_id: int, user: Any) -> Ticket:
                 extra={"table": ticket.table_id, "game": ticket.game_id, "seat": ticket.seat},
             )
         if ticket.status == TicketStatus.WAITING:
-            ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED)
+            reason = "you" if ticket.user_id == user.pk else "staff"
+            ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED, reason=reason)
     return ticket
 
 
@@ -176,17 +199,16 @@ def tickets_expire(*, now: datetime) -> int:
                 status=TicketStatus.WAITING, last_polled_at__lt=cutoff
             )
         )
-        for ticket in stale:
-            ticket_settle(ticket=ticket, status=TicketStatus.EXPIRED)
+        tickets_settle(tickets=stale, status=TicketStatus.EXPIRED, reason=EXPIRED_NOT_POLLED)
     return len(stale)
 
 
-def tickets_cancel_of_user(*, user_id: int) -> int:
-    """Cancel the user's waiting tickets (a moderator's ban); returns how many. Their polls wake."""
+def tickets_cancel_of_user(*, user_id: int, reason: str = "banned") -> int:
+    """Cancel the user's waiting tickets (a moderator's ban; `reason`: one of CANCELLED_BY); returns
+    how many. Their polls wake."""
     with transaction.atomic():
         waiting = list(
             Ticket.objects.select_for_update().filter(user_id=user_id, status=TicketStatus.WAITING)
         )
-        for ticket in waiting:
-            ticket_settle(ticket=ticket, status=TicketStatus.CANCELLED)
+        tickets_settle(tickets=waiting, status=TicketStatus.CANCELLED, reason=reason)
     return len(waiting)

@@ -252,6 +252,8 @@ SPECTACULAR_SETTINGS = {
         "DealOverTypeEnum": ["deal_over"],
         "TableClosedTypeEnum": ["table_closed"],
         "FeedTableClosedReasonEnum": "accounts.feed_apis.TABLE_CLOSED_REASONS",
+        "TimeoutEventTypeEnum": ["timeout"],
+        "TrusteeEventTypeEnum": ["trustee"],
         "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
         "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
         "WebhookEventEnum": "accounts.webhooks.models.WebhookEvent",

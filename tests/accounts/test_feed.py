@@ -29,7 +29,8 @@ def test_each_player_learns_his_deal_and_seat_and_the_prompted_seat_its_turn(mak
         turns = [event for event in body["events"] if event["type"] == "your_turn"]
         if seat in prompted:
             view = get_view(client, game.pk)
-            assert turns == [{"type": "your_turn", "game": game.pk, "version": game.version,
+            assert turns == [{"type": "your_turn", "game": game.pk, "table": setup["table"], "seat": seat,
+                              "version": game.version,
                               "deadline": view["deadline"], "legal_actions": view["legal_actions"],
                               "seq": 2}]
             assert turns[0]["deadline"] is not None and turns[0]["legal_actions"]
@@ -134,7 +135,9 @@ def test_me_active_tells_where_to_follow_the_feed_from_now_on(make_table):
     for other, client in enumerate(setup["clients"]):
         # From "now": nothing that came before, and exactly the new prompt for the seats it asks.
         types = [entry["type"] for entry in _feed(client, starts[other])["events"]]
-        assert types == (["your_turn"] if other in prompted and other != seat else []), (other, types)
+        # The mover is told his prompt closed (a second device of his stops showing it).
+        expected = ["prompt_closed"] if other == seat else ["your_turn"] if other in prompted else []
+        assert types == expected, (other, types)
 
 
 def test_a_cursor_older_than_the_entries_kept_is_refused_and_zero_reads_the_oldest_kept(
