@@ -13,7 +13,8 @@ from games.view_serializers import (
     GameFinalOutputSerializer,
     GameViewOutputSerializer,
 )
-from infra.api.errors import ApiError, ErrorCode
+from infra.api.errors import ErrorCode
+from infra.api.idempotency import KEY_HEADER, KEY_SCHEMA, REPLAYED_HEADER, idempotent
 from infra.api.schema import (
     LAST_EVENT_ID_PARAMETER,
     LONG_POLL_CAP,
@@ -219,16 +220,23 @@ class GameActionApi(APIView):
         parameters=[
             _GAME_ID,
             OpenApiParameter(
-                "Idempotency-Key",
-                # The length the view checks (GameActionApi.post).
-                {"type": "string", "minLength": 1, "maxLength": 255},
+                KEY_HEADER,
+                KEY_SCHEMA,
                 OpenApiParameter.HEADER,
                 required=False,
                 description=(
-                    "Per user. The same key with the same body replays the stored status and body; "
-                    "with another "
-                    "body: 409 idempotency_key_reused. Only 200 responses are stored."
+                    "Per user. The same key with the same body replays the stored status and body, "
+                    "marked by the header `Idempotent-Replayed: true`; with another body: 409 "
+                    "idempotency_key_reused. Only 200 responses are stored. Keys are kept "
+                    "IDEMPOTENCY_KEY_RETENTION_HOURS (24 by default, docs/client-guide.md §6)."
                 ),
+            ),
+            OpenApiParameter(
+                REPLAYED_HEADER,
+                {"type": "string", "enum": ["true"]},
+                OpenApiParameter.HEADER,
+                response=[200],
+                description="Present on an answer replayed for an `Idempotency-Key` seen before.",
             ),
         ],
         request=GameActionInputSerializer,
@@ -258,7 +266,9 @@ class GameActionApi(APIView):
                 "play", value={"type": "play", "cards": ["9D"], "expected_version": 5}, request_only=True
             ),
             OpenApiExample("pass", value={"type": "pass", "expected_version": 5}, request_only=True),
-            OpenApiExample("call", value={"type": "call", "card": "SJ"}, request_only=True),
+            OpenApiExample(
+                "call", value={"type": "call", "card": "SJ", "expected_version": 5}, request_only=True
+            ),
             OpenApiExample("new view", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"]),
         ],
     )
@@ -267,17 +277,17 @@ class GameActionApi(APIView):
         data.is_valid(raise_exception=True)
         fields = data.validated_data
         action = {"type": fields["type"], "cards": list(fields.get("cards", [])), "card": fields.get("card")}
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not 0 < len(key) <= 255:
-            raise ApiError(ErrorCode.INVALID_REQUEST, "Idempotency-Key must be 1 to 255 characters.")
-        status_code, body = services.game_action_apply(
-            game_id=game_id,
-            user=request.user,
-            action=action,
-            expected_version=fields.get("expected_version"),
-            idempotency_key=key,
-        )
-        return Response(body, status=status_code)
+        expected_version = fields.get("expected_version")
+
+        def perform() -> Response:
+            return Response(
+                services.game_action_apply(
+                    game_id=game_id, user=request.user, action=action, expected_version=expected_version
+                )
+            )
+
+        meaning = {"game": game_id, "action": action, "expected_version": expected_version}
+        return idempotent(request, meaning=meaning, perform=perform)
 
 
 class GameTrusteeApi(APIView):

@@ -306,6 +306,11 @@ GAMES_SWEEP_GRACE = float(os.environ.get("GAMES_SWEEP_GRACE", "2"))
 # Timers that did not run for this many seconds (worker or beat stopped, database unreachable) were
 # out: when they resume, running deals' deadlines move on by the time lost (games/clock.py).
 GAMES_OUTAGE_AFTER = float(os.environ.get("GAMES_OUTAGE_AFTER", "10"))
+# The answers stored for `Idempotency-Key` (infra/api/idempotency.py) and how long a key is kept: a retry
+# within this many hours replays the answer, a later one with the key is a new request
+# (docs/client-guide.md §6).
+IDEMPOTENCY_KEY_MODEL = "games.IdempotencyKey"
+IDEMPOTENCY_KEY_RETENTION_HOURS = float(os.environ.get("IDEMPOTENCY_KEY_RETENTION_HOURS", "24"))
 CELERY_BEAT_SCHEDULE = {
     "games-deadlines-sweep": {
         "task": "games.games_deadlines_sweep",
@@ -318,6 +323,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.games_bots_sweep",
         "schedule": GAMES_SWEEP_SECONDS,
         "options": {"expires": GAMES_SWEEP_SECONDS},
+    },
+    # Idempotency-Key answers older than IDEMPOTENCY_KEY_RETENTION_HOURS (infra/api/idempotency.py).
+    "games-idempotency-keys-sweep": {
+        "task": "games.idempotency_keys_sweep",
+        "schedule": 600.0,
+        "options": {"expires": 600},
     },
     # Deals whose rating task was lost (games.services.games_ratings_sweep).
     "games-ratings-sweep": {
