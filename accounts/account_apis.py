@@ -18,6 +18,7 @@ from accounts.apis import (
 )
 from accounts.models import TokenKind
 from accounts.scopes import Scope
+from infra.api.compression import secret_answer
 from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer
@@ -71,7 +72,7 @@ class AuthUpgradeApi(APIView):
         user, key = account_services.account_upgrade(
             user=request.user, credential=request.auth, **data.validated_data
         )
-        return Response({"user": UserOutputSerializer(user).data, "token": key})
+        return secret_answer(Response({"user": UserOutputSerializer(user).data, "token": key}))
 
 
 class MePasswordInputSerializer(StrictInputSerializer):

@@ -53,6 +53,16 @@ MIDDLEWARE = [
     "infra.request_context.request_context_middleware",
     "infra.metrics_middleware.request_metrics_middleware",
     "infra.operator_paths.operator_paths_middleware",
+    # Compression of every answer but the secret-bearing ones (infra/api/compression.py,
+    # docs/security.md "Compression and BREACH"); above whatever writes a body, WhiteNoise's included.
+    "infra.api.compression.ApiGZipMiddleware",
+    # `ETag` on every GET answer and `304` for a matching `If-None-Match` (a view may set its own
+    # ETag, as the finished deal's answers do from the version); below the compression, so that the
+    # ETag is the body's, not the compressed bytes'.
+    "django.middleware.http.ConditionalGetMiddleware",
+    # The API's headers: its version on every answer, the pages' headers off the JSON
+    # (infra/api/edge_headers.py).
+    "infra.api.edge_headers.api_headers_middleware",
     # JSON error bodies under /api/ even with DEBUG on (infra/api/error_pages.py).
     "infra.api.error_pages.api_error_pages_middleware",
     "django.middleware.security.SecurityMiddleware",

@@ -25,6 +25,7 @@ TINY = {
     "matcher.py": (["--sizes", "5", "--plan", "20"], "planning alone"),
     "ops_overhead.py": (["--requests", "5", "--rounds", "1"], "/readyz"),
     "move_costs.py": (["--moves", "3", "--redis-db", REDIS_DB], "SQL"),
+    "wire_bytes.py": (["--deals", "1", "--max-moves", "10", "--redis-db", REDIS_DB], "per move"),
     "timer_lateness.py": (
         ["--timeouts", "2", "--probes", "2", "--tables", "1", "--concurrency", "1", "--seconds", "20"],
         "timeout ->",
