@@ -3,7 +3,8 @@
 The body of a success is rendered by the API's own renderer function, an error's body and headers
 come from the API's exception translation (infra/api/handler.py `error_parts`), and the security
 headers are read from the same Django settings that Django's SecurityMiddleware reads, less the
-page-only ones (infra/api/edge_headers.py); tests/events/test_same_answers.py asks both roles the same questions.
+page-only ones (infra/api/edge_headers.py); tests/events/test_same_answers.py asks both roles the
+same questions.
 """
 
 import logging

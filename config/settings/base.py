@@ -75,6 +75,9 @@ MIDDLEWARE = [
     # The language: the session's or cookie's choice (the client's switch), else Accept-Language;
     # it translates the pages and the API's error messages, never their codes (docs/web-client.md).
     "django.middleware.locale.LocaleMiddleware",
+    # An app below API_MIN_CLIENT_VERSION is told to update (infra/api/client_version.py); after the
+    # language, so that the refusal reads in the app's.
+    "infra.api.client_version.client_version_middleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -320,6 +323,18 @@ GAMES_OUTAGE_AFTER = float(os.environ.get("GAMES_OUTAGE_AFTER", "10"))
 # within this many hours replays the answer, a later one with the key is a new request
 # (docs/client-guide.md §6).
 IDEMPOTENCY_KEY_MODEL = "games.IdempotencyKey"
+# Version signals (docs/changelog.md "Versions and deprecation", docs/deploy.md "Minimum client version").
+# An app sending `X-Client-Version` below API_MIN_CLIENT_VERSION is answered 426 upgrade_required with
+# API_CLIENT_UPGRADE_URL (the store page) in `extra`; empty: no minimum.
+API_MIN_CLIENT_VERSION = os.environ.get("API_MIN_CLIENT_VERSION", "")
+if API_MIN_CLIENT_VERSION:
+    from packaging.version import Version
+
+    Version(API_MIN_CLIENT_VERSION)  # a minimum that is no version stops the start, not every request
+API_CLIENT_UPGRADE_URL = os.environ.get("API_CLIENT_UPGRADE_URL", "https://example.invalid/update-the-app")
+# How long a deprecated operation keeps working after its notice, and a major version's predecessor
+# after the major: the `Sunset` of a deprecated operation is its notice plus this many months.
+API_SUPPORT_WINDOW_MONTHS = int(os.environ.get("API_SUPPORT_WINDOW_MONTHS", "24"))
 IDEMPOTENCY_KEY_RETENTION_HOURS = float(os.environ.get("IDEMPOTENCY_KEY_RETENTION_HOURS", "24"))
 CELERY_BEAT_SCHEDULE = {
     "games-deadlines-sweep": {
