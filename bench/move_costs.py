@@ -21,13 +21,14 @@ Loopback only; bounded by --moves.
 """
 
 import argparse
-import os
 import random
 import statistics
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from support import django_in_process  # bench/support.py (found beside this script)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,27 +45,7 @@ def main() -> None:
         "--profile", choices=["move", "poll", "feed", "view"], help="also print cProfile's top functions"
     )
     args = parser.parse_args()
-    database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
-    if not database_url.startswith("postgres"):
-        sys.exit("bench/move_costs.py measures PostgreSQL: set DATABASE_URL=postgres://...")
-    redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
-    os.environ.update(
-        {
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "config.settings.local",
-            "DJANGO_DEBUG": "0",
-            "REDIS_URL": redis_url,
-            "CELERY_BROKER_URL": redis_url,
-            "LOG_LEVEL": "WARNING",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-        }
-    )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", "--noinput", verbosity=0)
+    database_url, redis_url = django_in_process(script="move_costs.py", redis_db=args.redis_db)
 
     import psycopg
     import redis

@@ -17,6 +17,34 @@ from collections import defaultdict
 from pathlib import Path
 
 
+def django_in_process(*, script: str, redis_db: int) -> tuple[str, str]:
+    """Set up Django in this process for a script that measures through the test client: the
+    PostgreSQL of DATABASE_URL (default bh_capacity), Redis database `redis_db`, the local settings
+    without debug, migrated. Returns (database URL, Redis URL)."""
+    database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
+    if not database_url.startswith("postgres"):
+        sys.exit(f"bench/{script} measures PostgreSQL: set DATABASE_URL=postgres://...")
+    redis_url = f"redis://127.0.0.1:6379/{redis_db}"
+    os.environ.update(
+        {
+            "DATABASE_URL": database_url,
+            "DJANGO_SETTINGS_MODULE": "config.settings.local",
+            "DJANGO_DEBUG": "0",
+            "REDIS_URL": redis_url,
+            "CELERY_BROKER_URL": redis_url,
+            "LOG_LEVEL": "WARNING",
+            "DJANGO_ALLOWED_HOSTS": "testserver",
+        }
+    )
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", "--noinput", verbosity=0)
+    return database_url, redis_url
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -19,13 +19,14 @@ Loopback only; bounded by --deals.
 import argparse
 import gzip
 import json
-import os
 import random
 import statistics
 import sys
 import uuid
 from collections import defaultdict
 from pathlib import Path
+
+from support import django_in_process  # bench/support.py (found beside this script)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -53,34 +54,15 @@ def main() -> None:
     parser.add_argument("--max-moves", type=int, default=None, help="stop a deal after this many moves")
     parser.add_argument("--redis-db", type=int, default=12)
     args = parser.parse_args()
-    database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
-    if not database_url.startswith("postgres"):
-        sys.exit("bench/wire_bytes.py plays on PostgreSQL: set DATABASE_URL=postgres://...")
-    redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
-    os.environ.update(
-        {
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "config.settings.local",
-            "DJANGO_DEBUG": "0",
-            "REDIS_URL": redis_url,
-            "CELERY_BROKER_URL": redis_url,
-            "LOG_LEVEL": "WARNING",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-        }
-    )
-    import django
-
-    django.setup()
+    _, redis_url = django_in_process(script="wire_bytes.py", redis_db=args.redis_db)
     import redis
     from django.conf import settings
-    from django.core.management import call_command
     from django.test import Client, override_settings
 
     from accounts.models import User
     from accounts.services import token_create
     from games import engine
 
-    call_command("migrate", "--noinput", verbosity=0)
     baseline_middleware = [name for name in settings.MIDDLEWARE if name not in ADDED_MIDDLEWARE]
     stamp = f"{random.randrange(10**9)}"
     samples: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
