@@ -91,7 +91,7 @@ class MePasswordApi(APIView):
     @extend_schema(
         operation_id="me_password",
         summary="Change the password",
-        tags=["auth"],
+        tags=["me"],
         request=MePasswordInputSerializer,
         responses={
             200: MePasswordOutputSerializer,
@@ -264,7 +264,7 @@ class MeExportApi(APIView):
     @extend_schema(
         operation_id="me_export",
         summary="Export my data",
-        tags=["auth"],
+        tags=["me"],
         responses={
             200: MeExportOutputSerializer,
             **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False),

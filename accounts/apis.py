@@ -260,7 +260,7 @@ class MeRestrictionsApi(APIView):
 
     @extend_schema(
         operation_id="me_restrictions",
-        tags=["auth"],
+        tags=["me"],
         responses={
             200: MeRestrictionsOutputSerializer,
             **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False),
@@ -298,7 +298,7 @@ class MeApi(APIView):
 
     @extend_schema(
         operation_id="me",
-        tags=["auth"],
+        tags=["me"],
         responses={200: UserOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False)},
         examples=[OpenApiExample("me", value=_USER_EXAMPLE, response_only=True, status_codes=["200"])],
     )
@@ -308,7 +308,7 @@ class MeApi(APIView):
     @extend_schema(
         operation_id="me_delete",
         summary="Delete my account",
-        tags=["auth"],
+        tags=["me"],
         request=MeDeleteInputSerializer,
         responses={
             204: None,

@@ -210,7 +210,7 @@ class MeActiveOutputSerializer(serializers.Serializer):
 class MeActiveApi(APIView):
     @extend_schema(
         operation_id="me_active",
-        tags=["matchmaking"],
+        tags=["me"],
         responses={200: MeActiveOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
         examples=[
             OpenApiExample(

@@ -212,6 +212,7 @@ SPECTACULAR_SETTINGS = {
     "SERVERS": [{"url": "/", "description": "The host that serves this schema."}],
     "TAGS": [
         {"name": "auth", "description": "Accounts, sign-in and tokens (docs/client-guide.md §1)."},
+        {"name": "me", "description": "The signed-in user: profile, feed, tables and tickets, data."},
         {"name": "tables", "description": "Tables: create, list, join, leave, follow."},
         {"name": "matchmaking", "description": "The queue: tickets and their state."},
         {"name": "games", "description": "A deal: views, actions, its log, the final view."},
@@ -235,7 +236,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "ENUM_NAME_OVERRIDES": {
-        "ErrorCodeEnum": "infra.api.errors.ErrorCode",
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
         "TicketStatusEnum": "matchmaking.models.TicketStatus",
