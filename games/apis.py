@@ -1,7 +1,7 @@
 """Thin views of the game API (docs/client-guide.md "Games", "Events", "Trustee")."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,6 +11,7 @@ from games.event_serializers import GameEventsQueryInputSerializer, game_event_u
 from games.view_serializers import (
     ACTION_TYPES,
     GameFinalOutputSerializer,
+    GameSpectatorViewOutputSerializer,
     GameViewOutputSerializer,
 )
 from infra.api.errors import ErrorCode
@@ -164,11 +165,20 @@ class GameDetailApi(APIView):
         tags=["games"],
         parameters=[_GAME_ID],
         responses={
-            200: GameViewOutputSerializer,
+            # One of the two: the seated view has `seat`, the spectator's has none.
+            200: PolymorphicProxySerializer(
+                component_name="GameDetail",
+                serializers=[GameViewOutputSerializer, GameSpectatorViewOutputSerializer],
+                resource_type_field_name=None,
+            ),
             **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED, ErrorCode.NOT_FOUND),
         },
-        examples=[OpenApiExample("seated", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"])],
-        description="The caller's seat_view; a spectator of a public table gets the public_view.",
+        examples=[
+            OpenApiExample("seated", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"]),
+            OpenApiExample("spectator", value=_GAME_EXAMPLE, response_only=True, status_codes=["200"]),
+        ],
+        description="The caller's seat_view (`GameView`); a spectator of a public table gets the "
+        "public_view (`GameSpectatorView`, without `seat`, `hand` and `legal_actions`).",
     )
     def get(self, request, game_id: int):
         game = selectors.game_get(game_id=game_id)

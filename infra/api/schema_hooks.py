@@ -120,6 +120,10 @@ def complete_operations(result, generator, request, public):
                 _close(media.get("schema", {}), schemas, seen=set())
     schemas.update(ERROR_COMPONENTS)
     _open_unions(schemas)
+    # A spectator's view is the one without a seat: a seated view (which has every public field too)
+    # must not match it as well, or `oneOf` of the two would match twice.
+    if "GameSpectatorView" in schemas:
+        schemas["GameSpectatorView"]["not"] = {"properties": {"seat": {}}, "required": ["seat"]}
     if missing:
         raise ValueError(
             f"operations without a summary: {missing}; give one in infra/api/schema_hooks.py "
