@@ -75,6 +75,14 @@ class GameOptionsOutputSerializer(serializers.Serializer):
         ref_name = "GameOptions"
 
 
+@extend_schema_field(GameOptionsOutputSerializer)
+class GameOptionsInputField(serializers.DictField):
+    """A table's or ticket's `options` in a request, declared as the answers' GameOptions (the
+    schema's GameOptionsRequest, closed like every request object). The engine checks them, keys and
+    values (games/engine/rules.py `_check_options`), so this stays a dict: a wrong option is the
+    engine's `400 invalid_request`, as before."""
+
+
 class GameWindowOutputSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=WINDOW_KINDS)
     asked = serializers.ListField(
