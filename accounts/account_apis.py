@@ -19,6 +19,7 @@ from accounts.apis import (
 from accounts.models import TokenKind
 from accounts.push import apis as push_apis
 from accounts.scopes import Scope
+from infra.api.compression import secret_answer
 from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer
@@ -72,7 +73,7 @@ class AuthUpgradeApi(APIView):
         user, key = account_services.account_upgrade(
             user=request.user, credential=request.auth, **data.validated_data
         )
-        return Response({"user": UserOutputSerializer(user).data, "token": key})
+        return secret_answer(Response({"user": UserOutputSerializer(user).data, "token": key}))
 
 
 class MePasswordInputSerializer(StrictInputSerializer):
@@ -91,7 +92,7 @@ class MePasswordApi(APIView):
     @extend_schema(
         operation_id="me_password",
         summary="Change the password",
-        tags=["auth"],
+        tags=["me"],
         request=MePasswordInputSerializer,
         responses={
             200: MePasswordOutputSerializer,
@@ -267,7 +268,7 @@ class MeExportApi(APIView):
     @extend_schema(
         operation_id="me_export",
         summary="Export my data",
-        tags=["auth"],
+        tags=["me"],
         responses={
             200: MeExportOutputSerializer,
             **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False),

@@ -10,6 +10,7 @@ from accounts import account_services, selectors, services, throttles
 from accounts.models import SanctionKind
 from accounts.usernames import username_normalize
 from games.engine.rules import PRESETS
+from infra.api.compression import secret_answer
 from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer, refuse_body_fields
@@ -124,8 +125,8 @@ class AuthRegisterApi(_AuthEndpoint):
         data = AuthCredentialsInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user, key = services.user_register(**data.validated_data)
-        return Response(
-            {"user": UserOutputSerializer(user).data, "token": key}, status=status.HTTP_201_CREATED
+        return secret_answer(
+            Response({"user": UserOutputSerializer(user).data, "token": key}, status=status.HTTP_201_CREATED)
         )
 
 
@@ -150,7 +151,7 @@ class AuthTokenApi(_AuthEndpoint):
     def post(self, request):
         data = AuthCredentialsInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response({"token": services.token_obtain(**data.validated_data)})
+        return secret_answer(Response({"token": services.token_obtain(**data.validated_data)}))
 
 
 class AuthGuestApi(_AuthEndpoint):
@@ -181,8 +182,8 @@ class AuthGuestApi(_AuthEndpoint):
         data = AuthGuestInputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
         user, key = services.user_register_guest(**data.validated_data)
-        return Response(
-            {"user": UserOutputSerializer(user).data, "token": key}, status=status.HTTP_201_CREATED
+        return secret_answer(
+            Response({"user": UserOutputSerializer(user).data, "token": key}, status=status.HTTP_201_CREATED)
         )
 
 
@@ -259,7 +260,7 @@ class MeRestrictionsApi(APIView):
 
     @extend_schema(
         operation_id="me_restrictions",
-        tags=["auth"],
+        tags=["me"],
         responses={
             200: MeRestrictionsOutputSerializer,
             **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False),
@@ -297,7 +298,7 @@ class MeApi(APIView):
 
     @extend_schema(
         operation_id="me",
-        tags=["auth"],
+        tags=["me"],
         responses={200: UserOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED, banned=False)},
         examples=[OpenApiExample("me", value=_USER_EXAMPLE, response_only=True, status_codes=["200"])],
     )
@@ -307,7 +308,7 @@ class MeApi(APIView):
     @extend_schema(
         operation_id="me_delete",
         summary="Delete my account",
-        tags=["auth"],
+        tags=["me"],
         request=MeDeleteInputSerializer,
         responses={
             204: None,

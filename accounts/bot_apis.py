@@ -10,6 +10,7 @@ from accounts import services
 from accounts.apis import UsernameField, UserOutputSerializer
 from accounts.models import User
 from accounts.permissions import EndpointScope, IsNotBanned
+from infra.api.compression import secret_answer
 from infra.api.errors import ApiError, ErrorCode
 from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer
@@ -71,4 +72,4 @@ class BotCreateApi(APIView):
             raise ApiError(ErrorCode.INVALID_REQUEST, "No such owner.", extra={"owner": ["unknown"]})
         user, key = services.bot_register(username=data.validated_data["username"], owner=owner)
         body = {"user": UserOutputSerializer(user).data, "owner": owner.pk, "token": key}
-        return Response(body, status=status.HTTP_201_CREATED)
+        return secret_answer(Response(body, status=status.HTTP_201_CREATED))

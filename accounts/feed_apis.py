@@ -265,7 +265,7 @@ class MeEventsApi(APIView):
     @extend_schema(
         operation_id="me_events",
         extensions=event_stream("FeedEvent"),
-        tags=["auth"],
+        tags=["me"],
         parameters=[
             *LONG_POLL_PARAMETERS,
             LAST_EVENT_ID_PARAMETER,

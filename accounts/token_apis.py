@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from accounts import account_services, selectors, services
 from accounts.models import AuthToken
 from accounts.scopes import Scope
+from infra.api.compression import secret_answer
 from infra.api.errors import ErrorCode
 from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer
@@ -145,7 +146,7 @@ class AuthTokensApi(APIView):
         )
         created = PersonalTokenOutputSerializer(token, context={"credential": request.auth}).data
         body = {**created, "token": key}
-        return Response(body, status=status.HTTP_201_CREATED)
+        return secret_answer(Response(body, status=status.HTTP_201_CREATED))
 
     @extend_schema(
         operation_id="auth_tokens_list",

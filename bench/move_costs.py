@@ -21,7 +21,6 @@ Loopback only; bounded by --moves.
 """
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -30,7 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 
 # bench/support.py (found beside this script)
-from support import django_in_process, one_deal_table, random_move
+from support import django_in_process, in_process_urls, one_deal_table, random_move
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -47,10 +46,7 @@ def main() -> None:
         "--profile", choices=["move", "poll", "feed", "view"], help="also print cProfile's top functions"
     )
     args = parser.parse_args()
-    database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
-    if not database_url.startswith("postgres"):
-        sys.exit("bench/move_costs.py measures PostgreSQL: set DATABASE_URL=postgres://...")
-    redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
+    database_url, redis_url = in_process_urls(script="move_costs.py", redis_db=args.redis_db)
     django_in_process(database_url=database_url, redis_url=redis_url)
 
     import psycopg

@@ -18,6 +18,15 @@ from collections import defaultdict
 from pathlib import Path
 
 
+def in_process_urls(*, script: str, redis_db: int) -> tuple[str, str]:
+    """(database URL, Redis URL) of a script that measures through the test client: the PostgreSQL
+    of DATABASE_URL (default bh_capacity) and Redis database `redis_db`."""
+    database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bh_capacity")
+    if not database_url.startswith("postgres"):
+        sys.exit(f"bench/{script} measures PostgreSQL: set DATABASE_URL=postgres://...")
+    return database_url, f"redis://127.0.0.1:6379/{redis_db}"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

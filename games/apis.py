@@ -1,7 +1,7 @@
 """Thin views of the game API (docs/client-guide.md "Games", "Events", "Trustee")."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,9 +11,11 @@ from games.event_serializers import GameEventsQueryInputSerializer, game_event_u
 from games.view_serializers import (
     ACTION_TYPES,
     GameFinalOutputSerializer,
+    GameSpectatorViewOutputSerializer,
     GameViewOutputSerializer,
 )
-from infra.api.errors import ApiError, ErrorCode
+from infra.api.errors import ErrorCode
+from infra.api.idempotency import KEY_HEADER, KEY_SCHEMA, REPLAYED_HEADER, idempotent
 from infra.api.schema import (
     LAST_EVENT_ID_PARAMETER,
     LONG_POLL_CAP,
@@ -163,11 +165,20 @@ class GameDetailApi(APIView):
         tags=["games"],
         parameters=[_GAME_ID],
         responses={
-            200: GameViewOutputSerializer,
+            # One of the two: the seated view has `seat`, the spectator's has none.
+            200: PolymorphicProxySerializer(
+                component_name="GameDetail",
+                serializers=[GameViewOutputSerializer, GameSpectatorViewOutputSerializer],
+                resource_type_field_name=None,
+            ),
             **error_responses(ErrorCode.NOT_AUTHENTICATED, ErrorCode.PERMISSION_DENIED, ErrorCode.NOT_FOUND),
         },
-        examples=[OpenApiExample("seated", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"])],
-        description="The caller's seat_view; a spectator of a public table gets the public_view.",
+        examples=[
+            OpenApiExample("seated", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"]),
+            OpenApiExample("spectator", value=_GAME_EXAMPLE, response_only=True, status_codes=["200"]),
+        ],
+        description="The caller's seat_view (`GameView`); a spectator of a public table gets the "
+        "public_view (`GameSpectatorView`, without `seat`, `hand` and `legal_actions`).",
     )
     def get(self, request, game_id: int):
         game = selectors.game_get(game_id=game_id)
@@ -219,16 +230,23 @@ class GameActionApi(APIView):
         parameters=[
             _GAME_ID,
             OpenApiParameter(
-                "Idempotency-Key",
-                # The length the view checks (GameActionApi.post).
-                {"type": "string", "minLength": 1, "maxLength": 255},
+                KEY_HEADER,
+                KEY_SCHEMA,
                 OpenApiParameter.HEADER,
                 required=False,
                 description=(
-                    "Per user. The same key with the same body replays the stored status and body; "
-                    "with another "
-                    "body: 409 idempotency_key_reused. Only 200 responses are stored."
+                    "Per user. The same key with the same body replays the stored status and body, "
+                    "marked by the header `Idempotent-Replayed: true`; with another body: 409 "
+                    "idempotency_key_reused. Only 200 responses are stored. Keys are kept "
+                    "IDEMPOTENCY_KEY_RETENTION_HOURS (24 by default, docs/client-guide.md §6)."
                 ),
+            ),
+            OpenApiParameter(
+                REPLAYED_HEADER,
+                {"type": "string", "enum": ["true"]},
+                OpenApiParameter.HEADER,
+                response=[200],
+                description="Present on an answer replayed for an `Idempotency-Key` seen before.",
             ),
         ],
         request=GameActionInputSerializer,
@@ -258,7 +276,9 @@ class GameActionApi(APIView):
                 "play", value={"type": "play", "cards": ["9D"], "expected_version": 5}, request_only=True
             ),
             OpenApiExample("pass", value={"type": "pass", "expected_version": 5}, request_only=True),
-            OpenApiExample("call", value={"type": "call", "card": "SJ"}, request_only=True),
+            OpenApiExample(
+                "call", value={"type": "call", "card": "SJ", "expected_version": 5}, request_only=True
+            ),
             OpenApiExample("new view", value=_VIEW_EXAMPLE, response_only=True, status_codes=["200"]),
         ],
     )
@@ -267,17 +287,17 @@ class GameActionApi(APIView):
         data.is_valid(raise_exception=True)
         fields = data.validated_data
         action = {"type": fields["type"], "cards": list(fields.get("cards", [])), "card": fields.get("card")}
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not 0 < len(key) <= 255:
-            raise ApiError(ErrorCode.INVALID_REQUEST, "Idempotency-Key must be 1 to 255 characters.")
-        status_code, body = services.game_action_apply(
-            game_id=game_id,
-            user=request.user,
-            action=action,
-            expected_version=fields.get("expected_version"),
-            idempotency_key=key,
-        )
-        return Response(body, status=status_code)
+        expected_version = fields.get("expected_version")
+
+        def perform() -> Response:
+            return Response(
+                services.game_action_apply(
+                    game_id=game_id, user=request.user, action=action, expected_version=expected_version
+                )
+            )
+
+        meaning = {"game": game_id, "action": action, "expected_version": expected_version}
+        return idempotent(request, meaning=meaning, perform=perform)
 
 
 class GameTrusteeApi(APIView):

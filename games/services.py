@@ -11,15 +11,13 @@ Timer and bot services never trust their own arrival: they carry the version the
 and do nothing once the game has moved on, so a late, early, duplicated or redelivered task is harmless.
 """
 
-import hashlib
-import json
 import random
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from accounts import services as account_services
@@ -28,7 +26,7 @@ from accounts.models import RatingChange
 from games import actions, clock, engine, scheduling, seat_feed, selectors, timers, writes
 from games.deal_end import DealEnded
 from games.lock_objects import game_lock
-from games.models import Game, GamePlayer, GameStatus, IdempotencyKey
+from games.models import Game, GamePlayer, GameStatus
 from games.work import GameWork
 from infra import metrics, wakeups
 from infra.api.errors import ApiError, ErrorCode
@@ -129,11 +127,6 @@ def _jsonable_setup(setup: dict) -> dict:
     return setup
 
 
-def _request_hash(*, game_id: int, payload: dict) -> str:
-    canonical = json.dumps({"game": game_id, **payload}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def _check_running(*, game: Game) -> None:
     if game.status != GameStatus.RUNNING:
         raise ApiError(ErrorCode.GAME_OVER, "This deal is over.")
@@ -146,84 +139,42 @@ def _seat_of(*, game: Game, user: Any) -> int:
     return seat
 
 
-def game_action_apply(
-    *,
-    game_id: int,
-    user: Any,
-    action: dict,
-    expected_version: int | None = None,
-    idempotency_key: str | None = None,
-) -> tuple[int, dict]:
-    """Apply one action of `user`'s seat; returns (status, the caller's new view).
-
-    With an idempotency key, the same key and body replay the stored response and another body is
-    `idempotency_key_reused`. Only successful responses are stored: a failed request changed nothing,
-    so repeating it is already safe.
-    """
+def game_action_apply(*, game_id: int, user: Any, action: dict, expected_version: int | None = None) -> dict:
+    """Apply one action of `user`'s seat; returns the caller's new view. A retry of the same request
+    is recognised at the API edge (infra/api/idempotency.py), whose transaction may enclose this one."""
     try:
         parsed = engine.action_from_dict(action)
     except (ValueError, TypeError, KeyError) as exc:
         raise ApiError(ErrorCode.INVALID_REQUEST, f"Bad action: {exc}") from exc
-    # What an Idempotency-Key stands for; none is kept without one.
-    request_hash = (
-        _request_hash(game_id=game_id, payload={"action": action, "expected_version": expected_version})
-        if idempotency_key is not None
-        else None
-    )
     refused = None
-    try:
-        with wakeups.batched(), transaction.atomic():
-            game = game_lock(game_id=game_id)
-            work = GameWork(game=game)
-            if idempotency_key is not None:
-                stored = IdempotencyKey.objects.filter(user=user, key=idempotency_key).first()
-                if stored is not None:
-                    if stored.request_hash != request_hash:
-                        raise ApiError(
-                            ErrorCode.IDEMPOTENCY_KEY_REUSED,
-                            "This Idempotency-Key was used with another request.",
-                        )
-                    return stored.status_code, stored.body
-            seat = _seat_of(game=game, user=user)
-            _check_running(game=game)
-            state = selectors.game_state(game=game)
-            # docs/client-guide.md "Coming back": the player's own action takes his seat off 托管
-            # (unless it is locked), and the seat stays his even when the action itself is refused
-            # (托管 answered the prompt meanwhile): the take-back commits, then the refusal is raised.
-            took_back = game.trustee[seat] and not actions.trustee_is_locked(game=game, seat=seat)
-            if took_back:
-                actions.trustee_switch(work=work, seat=seat, on=False)
-            try:
-                state = _action_apply_checked(
-                    work=work, seat=seat, state=state, action=parsed, expected_version=expected_version
-                )
-            except ApiError as exc:
-                if not took_back:
-                    raise
-                refused = exc
-                _after_commit(work=work, autoplay=actions.Autoplay(state=state, pending=False))
-            else:
-                autoplay = actions.trustee_autoplay(work=work, state=state)
-                body = selectors.game_view_for_seat(game=game, seat=seat, state=autoplay.state)
-                if idempotency_key is not None:
-                    IdempotencyKey.objects.create(
-                        user=user, key=idempotency_key, request_hash=request_hash, status_code=200, body=body
-                    )
-                _after_commit(work=work, autoplay=autoplay)
-    except IntegrityError as exc:
-        # The same key was stored meanwhile by a request for another game (same-game requests are
-        # serialized by the row lock); this transaction has been rolled back.
-        if (
-            idempotency_key is not None
-            and IdempotencyKey.objects.filter(user=user, key=idempotency_key).exists()
-        ):
-            raise ApiError(
-                ErrorCode.IDEMPOTENCY_KEY_REUSED, "This Idempotency-Key was used with another request."
-            ) from exc
-        raise
+    with wakeups.batched(), transaction.atomic():
+        game = game_lock(game_id=game_id)
+        work = GameWork(game=game)
+        seat = _seat_of(game=game, user=user)
+        _check_running(game=game)
+        state = selectors.game_state(game=game)
+        # docs/client-guide.md "Coming back": the player's own action takes his seat off 托管
+        # (unless it is locked), and the seat stays his even when the action itself is refused
+        # (托管 answered the prompt meanwhile): the take-back commits, then the refusal is raised.
+        took_back = game.trustee[seat] and not actions.trustee_is_locked(game=game, seat=seat)
+        if took_back:
+            actions.trustee_switch(work=work, seat=seat, on=False)
+        try:
+            state = _action_apply_checked(
+                work=work, seat=seat, state=state, action=parsed, expected_version=expected_version
+            )
+        except ApiError as exc:
+            if not took_back:
+                raise
+            refused = exc
+            _after_commit(work=work, autoplay=actions.Autoplay(state=state, pending=False))
+        else:
+            autoplay = actions.trustee_autoplay(work=work, state=state)
+            view = selectors.game_view_for_seat(game=game, seat=seat, state=autoplay.state)
+            _after_commit(work=work, autoplay=autoplay)
     if refused is not None:
         raise refused
-    return 200, body
+    return view
 
 
 def _action_apply_checked(

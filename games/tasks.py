@@ -9,6 +9,7 @@ from celery import shared_task
 
 from config.celery import TASK_SAFE_TO_REPEAT
 from games import services
+from infra.api import idempotency
 
 
 @shared_task(name="games.game_timer_fire", **TASK_SAFE_TO_REPEAT)
@@ -50,3 +51,9 @@ def game_ratings_update(*, game_id: int) -> bool:
 @shared_task(name="games.games_ratings_sweep", **TASK_SAFE_TO_REPEAT)
 def games_ratings_sweep() -> int:
     return services.games_ratings_sweep()
+
+
+# Retention of Idempotency-Key answers (infra/api/idempotency.py, docs/client-guide.md §6).
+@shared_task(name="games.idempotency_keys_sweep", **TASK_SAFE_TO_REPEAT)
+def idempotency_keys_sweep() -> int:
+    return idempotency.idempotency_keys_sweep()

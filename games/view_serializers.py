@@ -75,6 +75,14 @@ class GameOptionsOutputSerializer(serializers.Serializer):
         ref_name = "GameOptions"
 
 
+@extend_schema_field(GameOptionsOutputSerializer)
+class GameOptionsInputField(serializers.DictField):
+    """A table's or ticket's `options` in a request, declared as the answers' GameOptions (the
+    schema's GameOptionsRequest, closed like every request object). The engine checks them, keys and
+    values (games/engine/rules.py `_check_options`), so this stays a dict: a wrong option is the
+    engine's `400 invalid_request`, as before."""
+
+
 class GameWindowOutputSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=WINDOW_KINDS)
     asked = serializers.ListField(
@@ -163,20 +171,28 @@ class _PublicFieldsSerializer(_GameFieldsSerializer):
 
 
 class GameViewOutputSerializer(_PublicFieldsSerializer):
-    """A seated player's view (engine.seat_view); a spectator's (engine.public_view) lacks the seat
-    fields."""
+    """A seated player's view (engine.seat_view): the deal as his seat sees it."""
 
-    seat = serializers.IntegerField(required=False, help_text="Your seat (absent for spectators).")
-    hand = serializers.ListField(child=serializers.CharField(), required=False, help_text="Your cards.")
+    seat = serializers.IntegerField(help_text="Your seat.")
+    hand = serializers.ListField(child=serializers.CharField(), help_text="Your cards.")
     pile_cards = serializers.ListField(
         child=serializers.CharField(),
         required=False,
         help_text="The travelling pile's cards, to the candidate only.",
     )
-    legal_actions = GameActionOutputSerializer(many=True, required=False, help_text="What you may do now.")
+    legal_actions = GameActionOutputSerializer(many=True, help_text="What you may do now (empty: nothing).")
 
     class Meta:
         ref_name = "GameView"
+
+
+class GameSpectatorViewOutputSerializer(_PublicFieldsSerializer):
+    """A spectator's view of a public table's deal (engine.public_view): no seat, no hand, no actions.
+    The schema says it has no `seat` (infra/api/schema_hooks.py), so that a view is one of the two
+    and never both."""
+
+    class Meta:
+        ref_name = "GameSpectatorView"
 
 
 class GameTributeOutputSerializer(serializers.Serializer):

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from accounts.throttles import UserScopedRateThrottle
 from games import engine
 from games.models import GameStatus
-from games.view_serializers import GameOptionsOutputSerializer
+from games.view_serializers import GameOptionsInputField, GameOptionsOutputSerializer
 from infra.api.errors import ApiError, ErrorCode
 from infra.api.pagination import cursor_page
 from infra.api.schema import error_responses
@@ -68,7 +68,7 @@ class TableSetupInputSerializer(StrictInputSerializer):
 
 class TableCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=PRESETS)
-    options = serializers.DictField(
+    options = GameOptionsInputField(
         required=False, default=dict, help_text="Preset options (docs/rules.md §6)."
     )
     settings = TableSettingsInputSerializer(required=False)

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine
+from games.view_serializers import GameOptionsInputField
 from infra.api.errors import ErrorCode
 from infra.api.schema import LONG_POLL_CAP, error_responses
 from infra.api.serializers import StrictInputSerializer
@@ -17,7 +18,7 @@ from matchmaking.ticket_serializers import TicketOutputSerializer, TicketPollQue
 
 class TicketCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=engine.PRESETS)
-    options = serializers.DictField(
+    options = GameOptionsInputField(
         required=False, default=dict, help_text="Preset options (docs/rules.md §6)."
     )
     rated = serializers.BooleanField(required=False, default=True)
@@ -236,7 +237,7 @@ class MeActiveOutputSerializer(serializers.Serializer):
 class MeActiveApi(APIView):
     @extend_schema(
         operation_id="me_active",
-        tags=["matchmaking"],
+        tags=["me"],
         responses={200: MeActiveOutputSerializer, **error_responses(ErrorCode.NOT_AUTHENTICATED)},
         examples=[
             OpenApiExample(

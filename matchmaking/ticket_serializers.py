@@ -4,6 +4,7 @@ event server's long-poll of a ticket (events/logs.py)."""
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games import engine
 from games.view_serializers import GameOptionsOutputSerializer
 from matchmaking.models import BotLevel, TicketStatus
 
@@ -11,7 +12,8 @@ from matchmaking.models import BotLevel, TicketStatus
 class TicketOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=TicketStatus.choices)
-    preset = serializers.CharField()
+    # The same enum as the request's (matchmaking/ticket_apis.py).
+    preset = serializers.ChoiceField(choices=engine.PRESETS)
     options = GameOptionsOutputSerializer(help_text="The preset's options (docs/rules.md §6).")
     rated = serializers.BooleanField()
     bots = serializers.BooleanField()

@@ -56,6 +56,16 @@ MIDDLEWARE = [
     "infra.request_context.request_context_middleware",
     "infra.metrics_middleware.request_metrics_middleware",
     "infra.operator_paths.operator_paths_middleware",
+    # Compression of every answer but the secret-bearing ones (infra/api/compression.py,
+    # docs/security.md "Compression and BREACH"); above whatever writes a body, WhiteNoise's included.
+    "infra.api.compression.ApiGZipMiddleware",
+    # `ETag` on every GET answer and `304` for a matching `If-None-Match` (a view may set its own
+    # ETag, as the finished deal's answers do from the version); below the compression, so that the
+    # ETag is the body's, not the compressed bytes'.
+    "django.middleware.http.ConditionalGetMiddleware",
+    # The API's headers: its version on every answer, the pages' headers off the JSON
+    # (infra/api/edge_headers.py).
+    "infra.api.edge_headers.api_headers_middleware",
     # JSON error bodies under /api/ even with DEBUG on (infra/api/error_pages.py).
     "infra.api.error_pages.api_error_pages_middleware",
     "django.middleware.security.SecurityMiddleware",
@@ -68,6 +78,9 @@ MIDDLEWARE = [
     # The language: the session's or cookie's choice (the client's switch), else Accept-Language;
     # it translates the pages and the API's error messages, never their codes (docs/web-client.md).
     "django.middleware.locale.LocaleMiddleware",
+    # An app below API_MIN_CLIENT_VERSION is told to update (infra/api/client_version.py); after the
+    # language, so that the refusal reads in the app's.
+    "infra.api.client_version.client_version_middleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -204,6 +217,7 @@ SPECTACULAR_SETTINGS = {
     "SERVERS": [{"url": "/", "description": "The host that serves this schema."}],
     "TAGS": [
         {"name": "auth", "description": "Accounts, sign-in and tokens (docs/client-guide.md §1)."},
+        {"name": "me", "description": "The signed-in user: profile, feed, tables and tickets, data."},
         {"name": "tables", "description": "Tables: create, list, join, leave, follow."},
         {"name": "matchmaking", "description": "The queue: tickets and their state."},
         {"name": "games", "description": "A deal: views, actions, its log, the final view."},
@@ -231,7 +245,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "ENUM_NAME_OVERRIDES": {
-        "ErrorCodeEnum": "infra.api.errors.ErrorCode",
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
         "TicketStatusEnum": "matchmaking.models.TicketStatus",
@@ -319,6 +332,23 @@ GAMES_SWEEP_GRACE = float(os.environ.get("GAMES_SWEEP_GRACE", "2"))
 # Timers that did not run for this many seconds (worker or beat stopped, database unreachable) were
 # out: when they resume, running deals' deadlines move on by the time lost (games/clock.py).
 GAMES_OUTAGE_AFTER = float(os.environ.get("GAMES_OUTAGE_AFTER", "10"))
+# The answers stored for `Idempotency-Key` (infra/api/idempotency.py) and how long a key is kept: a retry
+# within this many hours replays the answer, a later one with the key is a new request
+# (docs/client-guide.md §6).
+IDEMPOTENCY_KEY_MODEL = "games.IdempotencyKey"
+# Version signals (docs/changelog.md "Versions and deprecation", docs/deploy.md "Minimum client version").
+# An app sending `X-Client-Version` below API_MIN_CLIENT_VERSION is answered 426 upgrade_required with
+# API_CLIENT_UPGRADE_URL (the store page) in `extra`; empty: no minimum.
+API_MIN_CLIENT_VERSION = os.environ.get("API_MIN_CLIENT_VERSION", "")
+if API_MIN_CLIENT_VERSION:
+    from packaging.version import Version
+
+    Version(API_MIN_CLIENT_VERSION)  # a minimum that is no version stops the start, not every request
+API_CLIENT_UPGRADE_URL = os.environ.get("API_CLIENT_UPGRADE_URL", "https://example.invalid/update-the-app")
+# How long a deprecated operation keeps working after its notice, and a major version's predecessor
+# after the major: the `Sunset` of a deprecated operation is its notice plus this many months.
+API_SUPPORT_WINDOW_MONTHS = int(os.environ.get("API_SUPPORT_WINDOW_MONTHS", "24"))
+IDEMPOTENCY_KEY_RETENTION_HOURS = float(os.environ.get("IDEMPOTENCY_KEY_RETENTION_HOURS", "24"))
 CELERY_BEAT_SCHEDULE = {
     "games-deadlines-sweep": {
         "task": "games.games_deadlines_sweep",
@@ -331,6 +361,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.games_bots_sweep",
         "schedule": GAMES_SWEEP_SECONDS,
         "options": {"expires": GAMES_SWEEP_SECONDS},
+    },
+    # Idempotency-Key answers older than IDEMPOTENCY_KEY_RETENTION_HOURS (infra/api/idempotency.py).
+    "games-idempotency-keys-sweep": {
+        "task": "games.idempotency_keys_sweep",
+        "schedule": 600.0,
+        "options": {"expires": 600},
     },
     # Deals whose rating task was lost (games.services.games_ratings_sweep).
     "games-ratings-sweep": {

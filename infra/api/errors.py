@@ -40,6 +40,7 @@ class ErrorCode(models.TextChoices):
     SERVICE_UNAVAILABLE = "service_unavailable"
     FEED_CURSOR_AHEAD = "feed_cursor_ahead"
     FEED_CURSOR_EXPIRED = "feed_cursor_expired"
+    UPGRADE_REQUIRED = "upgrade_required"
 
 
 # The HTTP status of every code; an engine code not listed here is a rule violation (422).
@@ -79,6 +80,7 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.SERVICE_UNAVAILABLE: status.HTTP_503_SERVICE_UNAVAILABLE,
     ErrorCode.FEED_CURSOR_AHEAD: status.HTTP_409_CONFLICT,
     ErrorCode.FEED_CURSOR_EXPIRED: status.HTTP_410_GONE,
+    ErrorCode.UPGRADE_REQUIRED: status.HTTP_426_UPGRADE_REQUIRED,
 }
 
 

@@ -106,6 +106,12 @@ def _json(body: dict, *, status: int, headers: dict | None = None) -> HttpRespon
     return HttpResponse(render_json(body), status=status, headers=headers, content_type="application/json")
 
 
+def error_response(error: ApiError) -> HttpResponse:
+    """The answer to `error` outside a DRF view (a middleware's refusal), as a view's would read."""
+    status, body, headers = error_parts(error)
+    return _json(body, status=status, headers=headers)
+
+
 def json_400(request, exception=None) -> HttpResponse:
     # Django's own 400s (a disallowed Host header, a broken multipart body) outside DRF.
     return _json(ApiError(ErrorCode.INVALID_REQUEST, "Bad request.").body(), status=400)

@@ -52,6 +52,7 @@ CODE_MESSAGES = {
     ErrorCode.FEED_CURSOR_EXPIRED: _(
         "Entries after your cursor are gone: read me/active, then follow from last_seq."
     ),
+    ErrorCode.UPGRADE_REQUIRED: _("This app is too old for the server: update it."),
 }
 
 

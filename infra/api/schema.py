@@ -56,12 +56,6 @@ def event_stream(item_component: str) -> dict:
     }
 
 
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(choices=ErrorCode.choices)
-    message = serializers.CharField()
-    extra = serializers.DictField(help_text="Details; `stale_version` carries `version`.")
-
-
 _MESSAGES = {
     ErrorCode.INVALID_REQUEST: "The request is malformed.",
     ErrorCode.NOT_AUTHENTICATED: "Authentication credentials were not provided.",
@@ -70,6 +64,7 @@ _MESSAGES = {
     ErrorCode.THROTTLED: "Request was throttled.",
     ErrorCode.TOO_MANY_OPEN_TABLES: "You have too many tables still waiting for players.",
     ErrorCode.TOO_MANY_TOKENS: "You have too many personal access tokens: revoke one first.",
+    ErrorCode.UPGRADE_REQUIRED: "This app is too old: update it to 2.4.0 or later.",
 }
 
 _EXTRAS = {
@@ -82,29 +77,78 @@ _EXTRAS = {
     ErrorCode.FEED_CURSOR_EXPIRED: {"last_seq": 957},
     ErrorCode.TOO_MANY_OPEN_TABLES: {"limit": 3},
     ErrorCode.TOO_MANY_TOKENS: {"limit": 20},
+    ErrorCode.UPGRADE_REQUIRED: {
+        "minimum_version": "2.4.0",
+        "upgrade_url": "https://example.invalid/update-the-app",
+    },
 }
 
 
-def error_schema(codes: list[str]) -> dict:
-    """The error body with `code` limited to the codes this endpoint answers with this status, so a
-    generated client knows each endpoint's codes (the `Error` schema lists them all)."""
-    return {
+# The one error body, one component referenced by every error answer of every operation: a generated
+# client has one type to catch, whatever the operation (docs/client-guide.md §7). `code` is open: the
+# codes known now, or any other string, since a minor version may add codes (docs/changelog.md); each
+# answer lists the codes its operation gives in `x-error-codes` and in its examples.
+ERROR_COMPONENTS = {
+    "Error": {
         "type": "object",
-        "description": "The one error body.",
+        "description": "The one error body. Switch on `code`; a code you do not know is a new one: "
+        "treat it by its HTTP status.",
         "properties": {
-            "code": {"type": "string", "enum": list(codes)},
-            "message": {"type": "string", "description": "For people; may change."},
-            "extra": {
-                "type": "object",
-                "additionalProperties": {},
-                "description": (
-                    "Details: field errors as `fields: {name: [messages]}`; `stale_version` carries "
-                    "`version`, `banned` `kind` and `expires_at`, `throttled` `retry_after`."
-                ),
+            "code": {
+                "anyOf": [{"$ref": "#/components/schemas/ErrorCode"}, {"type": "string"}],
+                "description": "What went wrong, for programs. Open to new values in a minor version.",
             },
+            "message": {"type": "string", "description": "For people; may change."},
+            "extra": {"$ref": "#/components/schemas/ErrorExtra"},
         },
         "required": ["code", "message", "extra"],
-    }
+    },
+    "ErrorCode": {
+        "type": "string",
+        "enum": list(ErrorCode.values),
+        "description": "The codes known in this version (docs/client-guide.md §7).",
+    },
+    "ErrorExtra": {
+        "type": "object",
+        "description": "Details, per code; other keys may come with new codes.",
+        "properties": {
+            "fields": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {}},
+                "description": "`invalid_request`: the refused fields, `{name: [messages]}`.",
+            },
+            "max_bytes": {"type": "integer", "description": "`invalid_request`: a body over this size."},
+            "max_depth": {"type": "integer", "description": "`invalid_request`: a body nested deeper."},
+            "version": {"type": "integer", "description": "`stale_version`: the game's version now."},
+            "kind": {"type": "string", "description": "`banned`: the sanction's kind."},
+            "expires_at": {
+                "type": ["string", "null"],
+                "format": "date-time",
+                "description": "`banned`: when the ban ends (null: never).",
+            },
+            "scope": {"type": "string", "description": "`missing_scope`: the scope the endpoint needs."},
+            "retry_after": {
+                "type": "integer",
+                "description": "`throttled`, `service_unavailable`: seconds to wait (as `Retry-After`).",
+            },
+            "last_seq": {
+                "type": "integer",
+                "description": "`feed_cursor_ahead`, `feed_cursor_expired`: the feed's last entry.",
+            },
+            "limit": {
+                "type": "integer",
+                "description": "`too_many_open_tables`, `too_many_tokens`: the cap you reached.",
+            },
+            "minimum_version": {
+                "type": "string",
+                "description": "`upgrade_required`: the oldest app version served.",
+            },
+            "upgrade_url": {"type": "string", "description": "`upgrade_required`: where to update the app."},
+        },
+        "additionalProperties": True,
+    },
+}
+ERROR_REF = {"$ref": "#/components/schemas/Error"}
 
 
 def error_responses(*codes: str, banned: bool = True, scoped: bool = True) -> dict[int, OpenApiResponse]:
@@ -124,6 +168,9 @@ def error_responses(*codes: str, banned: bool = True, scoped: bool = True) -> di
     # Any request may find the database unreachable or every connection busy (infra/api/busy.py).
     if ErrorCode.SERVICE_UNAVAILABLE not in codes:
         codes = (*codes, ErrorCode.SERVICE_UNAVAILABLE)
+    # Any request of an app below the operator's minimum version (infra/api/client_version.py).
+    if ErrorCode.UPGRADE_REQUIRED not in codes:
+        codes = (*codes, ErrorCode.UPGRADE_REQUIRED)
     by_status: dict[int, list[str]] = {}
     for code in codes:
         by_status.setdefault(status_for_code(code), []).append(code)
@@ -145,7 +192,7 @@ def error_responses(*codes: str, banned: bool = True, scoped: bool = True) -> di
                 )
             )
         responses[status_code] = OpenApiResponse(
-            error_schema(status_codes), description=", ".join(status_codes), examples=examples
+            ERROR_REF, description=", ".join(f"`{code}`" for code in status_codes), examples=examples
         )
     return responses
 

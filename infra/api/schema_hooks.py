@@ -7,8 +7,16 @@ API as the server enforces it (tests/contract/test_strict_schema.py runs them):
 - `security: []` on the operations that take no credentials (signing in, registering);
 - request bodies refuse undeclared keys (`additionalProperties: false`), as
   infra/api/serializers.py `StrictInputSerializer` does;
-- `Retry-After` on every 429 and 503 answer (infra/api/handler.py sets it).
+- `Retry-After` on every 429 and 503 answer (infra/api/handler.py sets it);
+- `Deprecation` and `Sunset` on every answer of a deprecated operation (infra/api/deprecation.py);
+- one `Error` component for every error answer (infra/api/schema.py ERROR_COMPONENTS), each answer
+  naming the codes its operation gives in `x-error-codes`;
+- every union discriminated on `type` (the events of a game, a table, the feed) ends with a member
+  for the types this version does not know, so that a client generated now keeps an event a later
+  minor version adds instead of failing on it (docs/client-guide.md §3).
 """
+
+from infra.api.schema import ERROR_COMPONENTS
 
 SUMMARIES = {
     "auth_guest": "Sign in as a new guest",
@@ -67,6 +75,17 @@ _RETRY_AFTER = {
     "schema": {"type": "integer", "minimum": 0},
 }
 
+_DEPRECATION_HEADERS = {
+    "Deprecation": {
+        "description": "RFC 9745: when this operation was deprecated, as `@<unix seconds>`.",
+        "schema": {"type": "string"},
+    },
+    "Sunset": {
+        "description": "RFC 8594: the HTTP-date after which this operation may be gone.",
+        "schema": {"type": "string"},
+    },
+}
+
 _METHODS = ("get", "put", "post", "delete", "patch")
 
 
@@ -89,9 +108,22 @@ def complete_operations(result, generator, request, public):
             for status, response in operation.get("responses", {}).items():
                 if status in ("429", "503"):
                     response.setdefault("headers", {})["Retry-After"] = dict(_RETRY_AFTER)
+                if int(status) >= 400:
+                    examples = response.get("content", {}).get("application/json", {}).get("examples", {})
+                    response["x-error-codes"] = [example["value"]["code"] for example in examples.values()]
+                if operation.get("deprecated"):
+                    response.setdefault("headers", {}).update(
+                        {name: dict(header) for name, header in _DEPRECATION_HEADERS.items()}
+                    )
             body = operation.get("requestBody", {}).get("content", {})
             for media in body.values():
                 _close(media.get("schema", {}), schemas, seen=set())
+    schemas.update(ERROR_COMPONENTS)
+    _open_unions(schemas)
+    # A spectator's view is the one without a seat: a seated view (which has every public field too)
+    # must not match it as well, or `oneOf` of the two would match twice.
+    if "GameSpectatorView" in schemas:
+        schemas["GameSpectatorView"]["not"] = {"properties": {"seat": {}}, "required": ["seat"]}
     if missing:
         raise ValueError(
             f"operations without a summary: {missing}; give one in infra/api/schema_hooks.py "
@@ -119,3 +151,34 @@ def _close(schema: dict, schemas: dict, seen: set) -> None:
     for key in ("allOf", "oneOf", "anyOf"):
         for child in schema.get(key, []):
             _close(child, schemas, seen)
+
+
+def _open_unions(schemas: dict) -> None:
+    """Each `oneOf` discriminated on `type` gets a last member, `Unknown<Union>`: an object whose `type`
+    is none of the known ones (so that a known event still matches exactly one member), its other
+    keys kept as they are. Generators that try the members in order (openapi-python-client) reach it
+    only for a new type; a client switching on `type` treats it in its default branch."""
+    for name, schema in list(schemas.items()):
+        discriminator = schema.get("discriminator", {})
+        if "oneOf" not in schema or discriminator.get("propertyName") != "type":
+            continue
+        fallback = f"Unknown{name}"
+        known = sorted(discriminator.get("mapping", {}))
+        schemas[fallback] = {
+            "type": "object",
+            "description": (
+                f"A {name} of a type this version of the schema does not know (a later minor version "
+                "added it): keep it or skip it, never fail on it."
+            ),
+            "properties": {
+                "type": {"type": "string", "not": {"enum": known}},
+            },
+            "required": ["type"],
+            "additionalProperties": True,
+        }
+        reference = {"$ref": f"#/components/schemas/{fallback}"}
+        if reference not in schema["oneOf"]:
+            schema["oneOf"].append(reference)
+        # OpenAPI 3.2's `defaultMapping`, as an extension of 3.1's discriminator: the member of a
+        # value the mapping does not list.
+        discriminator["x-defaultMapping"] = reference["$ref"]

@@ -111,6 +111,9 @@ def test_idempotency_key_retry_replays_the_stored_response_and_applies_nothing(m
     events = Event.objects.filter(game=game).count()
     again = post_action(client, setup["game"], action, version=view["version"], key="retry-1")
     assert again.status_code == 200 and again.json() == first.json()
+    # A client tells a replay from a fresh answer by its marker (docs/client-guide.md §6).
+    assert "Idempotent-Replayed" not in first.headers
+    assert again.headers["Idempotent-Replayed"] == "true"
     after = Game.objects.get(pk=setup["game"])
     assert (after.version, after.state) == (game.version, game.state)
     assert Event.objects.filter(game=game).count() == events
@@ -130,6 +133,43 @@ def test_same_idempotency_key_with_another_body_is_409_and_applies_nothing(make_
     after = Game.objects.get(pk=setup["game"])
     assert (after.version, after.state) == (game.version, game.state)
     assert Event.objects.filter(game=game).count() == events
+
+
+def test_a_refused_request_stores_no_key_and_its_retry_is_performed(make_table):
+    """Only successful answers are stored: a key first sent with a refused request (here a stale
+    version) is free, and its next use is performed, not replayed nor called reused."""
+    setup = make_table()
+    seat, view = _to_play_phase(setup)
+    client = setup["clients"][seat]
+    action = next(a for a in view["legal_actions"] if a["type"] == "play")
+    refused = post_action(client, setup["game"], action, version=view["version"] + 7, key="after-409")
+    assert refused.status_code == 409 and refused.json()["code"] == "stale_version"
+    assert not IdempotencyKey.objects.exists()
+    performed = post_action(client, setup["game"], action, version=view["version"], key="after-409")
+    assert performed.status_code == 200 and "Idempotent-Replayed" not in performed.headers
+    assert Game.objects.get(pk=setup["game"]).version == view["version"] + 1
+
+
+def test_the_sweep_forgets_keys_past_their_retention(make_table, settings):
+    """A key is kept IDEMPOTENCY_KEY_RETENTION_HOURS and then removed by the beat's sweep; a key
+    within it stays."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.tasks import idempotency_keys_sweep
+
+    setup = make_table()
+    seat, view = _to_play_phase(setup)
+    action = next(a for a in view["legal_actions"] if a["type"] == "play")
+    assert post_action(setup["clients"][seat], setup["game"], action, key="old").status_code == 200
+    settings.IDEMPOTENCY_KEY_RETENTION_HOURS = 24
+    IdempotencyKey.objects.filter(key="old").update(created_at=timezone.now() - timedelta(hours=25))
+    IdempotencyKey.objects.create(
+        user=setup["users"][seat], key="recent", request_hash="0" * 64, status_code=200, body={}
+    )
+    assert idempotency_keys_sweep() == 1
+    assert list(IdempotencyKey.objects.values_list("key", flat=True)) == ["recent"]
 
 
 def test_idempotency_keys_are_per_user(make_table):

@@ -28,6 +28,7 @@ TINY = {
     "push.py": (["--moves", "3", "--devices", "1", "--pushes", "3", "--redis-db", REDIS_DB], "pushes/s"),
     "deal_end.py": (["--deals", "2"], "same transaction"),
     "phone_recovery.py": (["--deals", "1", "--redis-db", REDIS_DB], "outage 30 s"),
+    "wire_bytes.py": (["--deals", "1", "--max-moves", "10", "--redis-db", REDIS_DB], "per move"),
     "timer_lateness.py": (
         ["--timeouts", "2", "--probes", "2", "--tables", "1", "--concurrency", "1", "--seconds", "20"],
         "timeout ->",

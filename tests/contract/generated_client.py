@@ -25,6 +25,11 @@ def generate_client(base_url: str, directory: Path) -> ModuleType:
     """Write the schema served at `base_url` to `directory`, generate the client there and import it."""
     with urllib.request.urlopen(f"{base_url}/api/schema/?format=json", timeout=60) as response:
         schema = json.load(response)
+    return generate_client_from(schema, directory)
+
+
+def generate_client_from(schema: dict, directory: Path) -> ModuleType:
+    """Generate the client of `schema` in `directory` and import it."""
     schema_file = directory / "openapi.json"
     schema_file.write_text(json.dumps(schema))
     config = directory / "generator.yaml"

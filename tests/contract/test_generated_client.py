@@ -109,7 +109,7 @@ def test_a_generated_client_plays_a_full_deal(live_server, tmp_path):
         game_id = [e for e in table_log if type(e).__name__ == "DealStartedEvent"][-1].game
     else:
         raise AssertionError("no scored deal in four")
-    feed = _events(players[2], "auth.me_events", "Feed")
+    feed = _events(players[2], "me.me_events", "Feed")
     assert any(type(e).__name__ == "FeedDealStartedEvent" and e.game == game_id for e in feed)
-    active = players[3].call("matchmaking.me_active", expect="MeActive")
+    active = players[3].call("me.me_active", expect="MeActive")
     assert active is not None

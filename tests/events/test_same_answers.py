@@ -29,6 +29,7 @@ COMPARED = (
     "referrer-policy",
     "cross-origin-opener-policy",
     "x-frame-options",
+    "api-version",
 )
 
 

@@ -34,8 +34,11 @@ async function guest(): Promise<Client> {
   return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${signedIn.token}` } });
 }
 
+// `GET games/{id}` is a seated view or a spectator's (`GameDetail`); every player here is seated.
 async function view(client: Client, game: number): Promise<GameView> {
-  return ok(await client.GET("/api/v1/games/{game_id}", { params: { path: { game_id: game } } }), "view");
+  const answer = ok(await client.GET("/api/v1/games/{game_id}", { params: { path: { game_id: game } } }), "view");
+  if (!("seat" in answer)) throw new Error("a seated player got a spectator's view");
+  return answer;
 }
 
 async function dealsStarted(client: Client, table: number): Promise<number[]> {
