@@ -18,7 +18,14 @@ interval above zero; decision p99 <= 250 ms.
     .venv/bin/python bench/bot_strength.py                       # 2,000 deals per preset
     .venv/bin/python bench/bot_strength.py --deals 200 --presets weihai pagat --processes 1
     .venv/bin/python bench/bot_strength.py --seconds 600         # stop by itself after ten minutes
-    nice -n 15 .venv/bin/python bench/bot_strength.py --bot hard --baselines normal --processes 1 --deals 40
+    nice -n 19 .venv/bin/python bench/bot_strength.py --bot hard --baselines normal --processes 1 \
+        --deals 20 --seeds heldout
+
+`--seeds` names the deals: `tuning` (the default) or `heldout`, two disjoint seed sets fixed here
+(`SEED_SETS`). Every choice about the bot is made on `tuning`; `heldout` only reports
+(docs/bots.md "Tuning and held-out deals"). With `--bot hard` the hard seat's side win rate is
+printed beside the normal seat's in the same seat and deal (a seat's side won when its score is
+above 0), since scores differ in scale between presets.
 
 No Django: the engine alone, in `--processes` worker processes.
 """
@@ -48,8 +55,18 @@ Z99 = statistics.NormalDist().inv_cdf(0.995)
 Z95 = statistics.NormalDist().inv_cdf(0.975)
 
 
-def _deal_seed(preset_name: str, deal: int) -> int:
-    return engine.PRESETS.index(preset_name) * 1_000_003 + deal
+# The two seed sets (docs/bots.md "Tuning and held-out deals"). A deal's seed is the set's base +
+# the preset's index × DEALS_PER_PRESET + the deal's number, so `tuning` lies below 2**40 and
+# `heldout` above it: no deal is in both. `tuning` keeps the seeds the search was tuned on before
+# the sets had names. Changing `heldout` needs a reason written in docs/bots.md.
+DEALS_PER_PRESET = 1_000_003
+SEED_SETS = {"tuning": 0, "heldout": 1 << 40}
+
+
+def _deal_seed(preset_name: str, deal: int, seeds: str = "tuning") -> int:
+    if not 0 <= deal < DEALS_PER_PRESET:
+        raise ValueError(f"deal number {deal} outside 0..{DEALS_PER_PRESET - 1}")
+    return SEED_SETS[seeds] + engine.PRESETS.index(preset_name) * DEALS_PER_PRESET + deal
 
 
 def trustee(state, seat: int, checks: Counter) -> engine.Action:
@@ -103,7 +120,7 @@ def play(
 
 def run_chunk(task: tuple) -> dict:
     """Deals `first .. first + CHUNK - 1` of one preset, unless the run's time is up."""
-    preset_name, first, count, deadline, level, baselines = task
+    preset_name, first, count, deadline, level, baselines, seeds = task
     rules = engine.preset(preset_name)
     out = {"preset": preset_name, "deals": [], "timing": {"cpu": Counter(), "wall": Counter()}}
     checks: Counter = Counter()
@@ -111,7 +128,7 @@ def run_chunk(task: tuple) -> dict:
     for deal in range(first, first + count):
         if time.time() > deadline:
             break
-        seed = _deal_seed(preset_name, deal)
+        seed = _deal_seed(preset_name, deal, seeds)
         row = {}
         for baseline in baselines:
             base = play(rules, seed, (baseline,) * 5, out["timing"], checks)
@@ -119,7 +136,13 @@ def run_chunk(task: tuple) -> dict:
             for seat in range(5):
                 kinds = tuple("bot" if s == seat else baseline for s in range(5))
                 bot.append(play(rules, seed, kinds, out["timing"], checks, level)[seat])
-            row[baseline] = (statistics.fmean(base), statistics.fmean(bot))
+            # Means over the five seats: score, and the share of seats whose side won (score > 0).
+            row[baseline] = (
+                statistics.fmean(base),
+                statistics.fmean(bot),
+                statistics.fmean(score > 0 for score in base),
+                statistics.fmean(score > 0 for score in bot),
+            )
         out["deals"].append(row)
     out["cpu_seconds"] = time.process_time() - cpu_started
     return out
@@ -141,6 +164,19 @@ def _percentile(histogram: Counter, fraction: float) -> int:
     return 0
 
 
+def _print_row(name: str, rows: list[tuple], baseline: str, z: float) -> tuple[float, float]:
+    """One line of the table from per-deal (base score, bot score, base win, bot win) means;
+    returns the advantage's interval."""
+    base, bot, base_win, bot_win = (list(column) for column in zip(*rows))
+    mean, low, high = _interval([b - a for a, b in zip(base, bot)], z)
+    print(
+        f"{name:<18} {len(rows):>6} {baseline:>8} {statistics.fmean(base):>10.3f} "
+        f"{statistics.fmean(bot):>10.3f} {mean:>10.3f} [{low:>8.3f}, {high:>8.3f}] "
+        f"{statistics.fmean(base_win):>8.1%} {statistics.fmean(bot_win):>8.1%}"
+    )
+    return low, high
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=2000, help="deals per preset (default 2,000)")
@@ -148,6 +184,12 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--bot", choices=("normal", "hard"), default="normal", help="the level measured")
     parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=["trustee", "random"])
+    parser.add_argument(
+        "--seeds",
+        choices=tuple(SEED_SETS),
+        default="tuning",
+        help="the seed set: tuning (default; choices are made on it) or heldout (reports only)",
+    )
     parser.add_argument(
         "--seconds",
         type=float,
@@ -162,7 +204,7 @@ def main() -> None:
     z, ci = (Z95, "95%") if hard else (Z99, "99%")
     chunk = 1 if hard else CHUNK  # a hard deal is slow: one per task, so --seconds cuts finely
     tasks = [
-        (name, first, min(chunk, args.deals - first), deadline, args.bot, tuple(args.baselines))
+        (name, first, min(chunk, args.deals - first), deadline, args.bot, tuple(args.baselines), args.seeds)
         for first in range(0, args.deals, chunk)
         for name in args.presets
     ]
@@ -194,39 +236,28 @@ def main() -> None:
         f"(on {args.processes} idle cores: about {cpu_seconds / args.processes / 60:.0f} min)"
     )
     print(
-        f"bot level {args.bot}; scores are per seat and deal; advantage = bot − baseline in the same seat "
-        f"with the same cards, {ci} CI over deals"
+        f"bot level {args.bot}; seeds {args.seeds}; scores are per seat and deal; advantage = bot − "
+        f"baseline in the same seat with the same cards, {ci} CI over deals; win = the seat's side won"
     )
     header = (
         f"{'preset':<18} {'deals':>6} {'baseline':>8} {'base score':>10} {'bot score':>10} "
-        f"{'advantage':>10} {ci + ' CI':>19}"
+        f"{'advantage':>10} {ci + ' CI':>19} {'base win':>8} {'bot win':>8}"
     )
     print(header)
     shortfalls = []
-    pooled: dict[str, list[float]] = {b: [] for b in args.baselines}
+    pooled: dict[str, list[tuple]] = {b: [] for b in args.baselines}
     for name in args.presets:
         rows = results[name]
         for baseline in args.baselines:
             if not rows:
                 print(f"{name:<18} {0:>6} {baseline:>8}  (no deal finished in time)")
                 continue
-            base = [r[baseline][0] for r in rows]
-            bot = [r[baseline][1] for r in rows]
-            pooled[baseline] += [b - a for a, b in zip(base, bot)]
-            mean, low, high = _interval([b - a for a, b in zip(base, bot)], z)
-            if low <= 0:
+            pooled[baseline] += [r[baseline] for r in rows]
+            if _print_row(name, [r[baseline] for r in rows], baseline, z)[0] <= 0:
                 shortfalls.append(f"{name} vs {baseline}")
-            print(
-                f"{name:<18} {len(rows):>6} {baseline:>8} {statistics.fmean(base):>10.3f} "
-                f"{statistics.fmean(bot):>10.3f} {mean:>10.3f} [{low:>8.3f}, {high:>8.3f}]"
-            )
     for baseline, values in pooled.items():
         if len(values) > 1:
-            mean, low, high = _interval(values, z)
-            print(
-                f"{'pooled':<18} {len(values):>6} {baseline:>8} {'':>10} {'':>10} {mean:>10.3f} "
-                f"[{low:>8.3f}, {high:>8.3f}]"
-            )
+            _print_row("pooled", values, baseline, z)
     # CPU time is the figure to compare on a shared machine: wall time also counts the moments
     # another process had the core.
     goal = 250_000 if hard else 2_000
