@@ -21,6 +21,9 @@ interval above zero; decision p99 <= 250 ms.
     nice -n 19 .venv/bin/python bench/bot_strength.py --bot hard --baselines normal --processes 1 \
         --deals 20 --seeds heldout
 
+`--bot easy` and `--bot normal` print the same rows for those levels; every run ends with the CPU
+time of the measured level's decisions per seat and deal (docs/scaling.md "Bot seats").
+
 `--seeds` names the deals: `tuning` (the default) or `heldout`, two disjoint seed sets fixed here
 (`SEED_SETS`). Every choice about the bot is made on `tuning`; `heldout` only reports
 (docs/bots.md "Tuning and held-out deals"). With `--bot hard` the hard seat's side win rate is
@@ -182,7 +185,9 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000, help="deals per preset (default 2,000)")
     parser.add_argument("--presets", nargs="+", choices=engine.PRESETS, default=list(engine.PRESETS))
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--bot", choices=("normal", "hard"), default="normal", help="the level measured")
+    parser.add_argument(
+        "--bot", choices=("easy", "normal", "hard"), default="normal", help="the level measured"
+    )
     parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=["trustee", "random"])
     parser.add_argument(
         "--seeds",
@@ -268,13 +273,14 @@ def main() -> None:
                 f"p99 {_percentile(histogram, 0.99)} µs, max {max(histogram)} µs over "
                 f"{sum(histogram.values()):,} decisions (goal: p99 <= {goal:,} µs)"
             )
-    if hard and timing["cpu"]:
+    if timing["cpu"]:
+        # Each deal puts the bot in each seat once per baseline: 5 × baselines bot seats per deal.
         spent = sum(micros * n for micros, n in timing["cpu"].items()) / 1e6
-        seat_deals = 5 * sum(len(results[name]) for name in args.presets)
+        seat_deals = 5 * len(args.baselines) * sum(len(results[name]) for name in args.presets)
         per_seat = spent / max(seat_deals, 1)
         print(
-            f"hard decisions: {spent:.0f} s CPU in all, {per_seat:.2f} s per seat and deal "
-            f'(docs/scaling.md "Hard bots")'
+            f"{args.bot} decisions: {spent:.1f} s CPU in all, {per_seat:.4f} s per seat and deal "
+            f'(docs/scaling.md "Bot seats")'
         )
     short = [name for name in args.presets if len(results[name]) < args.deals]
     if short:
