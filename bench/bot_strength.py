@@ -94,9 +94,9 @@ def trustee(state, seat: int, checks: Counter) -> engine.Action:
 
 def play(
     rules, seed: int, seats: tuple[str, ...], timing: dict, checks: Counter, level: str = "normal"
-) -> tuple[int, ...]:
-    """One deal with the given player kind in each seat; the bot (at `level`) decision times (µs) go
-    to `timing`, `checks` counts the trustee leads."""
+) -> tuple[tuple[int, ...], tuple]:
+    """One deal with the given player kind in each seat: its scores and the seats' true roles. The bot
+    (at `level`) decision times (µs) go to `timing`, `checks` counts the trustee leads."""
     state = engine.new_deal(rules, seed=seed)
     streams = [random.Random(f"{seed}:{seat}") for seat in range(5)]
     wall, cpu = time.perf_counter_ns, time.process_time_ns
@@ -118,14 +118,15 @@ def play(
             legal = engine.legal_actions(state, seat)
             action = legal[streams[seat].randrange(len(legal))]
         state, _ = engine.apply_action(state, seat, action)
-    return tuple(engine.final_view(state)["scores"])
+    outcome = engine.deal_outcome(state)
+    return outcome.scores, outcome.roles
 
 
 def run_chunk(task: tuple) -> dict:
     """Deals `first .. first + CHUNK - 1` of one preset, unless the run's time is up."""
     preset_name, first, count, deadline, level, baselines, seeds = task
     rules = engine.preset(preset_name)
-    out = {"preset": preset_name, "deals": [], "timing": {"cpu": Counter(), "wall": Counter()}}
+    out = {"preset": preset_name, "deals": [], "timing": {"cpu": Counter(), "wall": Counter()}, "roles": {}}
     checks: Counter = Counter()
     cpu_started = time.process_time()
     for deal in range(first, first + count):
@@ -134,11 +135,14 @@ def run_chunk(task: tuple) -> dict:
         seed = _deal_seed(preset_name, deal, seeds)
         row = {}
         for baseline in baselines:
-            base = play(rules, seed, (baseline,) * 5, out["timing"], checks)
+            base, roles = play(rules, seed, (baseline,) * 5, out["timing"], checks)
             bot = []
             for seat in range(5):
                 kinds = tuple("bot" if s == seat else baseline for s in range(5))
-                bot.append(play(rules, seed, kinds, out["timing"], checks, level)[seat])
+                bot.append(play(rules, seed, kinds, out["timing"], checks, level)[0][seat])
+                # The seat's role in the baseline's deal (a void deal has none): where the bot gains.
+                role_key = (baseline, roles[seat] or "void")
+                out["roles"].setdefault(role_key, []).append(bot[seat] - base[seat])
             # Means over the five seats: score, and the share of seats whose side won (score > 0).
             row[baseline] = (
                 statistics.fmean(base),
@@ -214,6 +218,7 @@ def main() -> None:
         for name in args.presets
     ]
     results: dict[str, list[dict]] = {name: [] for name in args.presets}
+    by_role: dict[str, dict[tuple, list[int]]] = {name: {} for name in args.presets}
     timing = {"cpu": Counter(), "wall": Counter()}
     cpu_seconds = 0.0
     if args.processes == 1:  # in this process: CPU timing undisturbed by a pool's traffic
@@ -228,6 +233,8 @@ def main() -> None:
                 elapsed = time.time() - started
                 print(f"{done}/{len(tasks)} chunks, {elapsed:.0f} s", file=sys.stderr, flush=True)
             results[out["preset"]] += out["deals"]
+            for key, gains in out["roles"].items():
+                by_role[out["preset"]].setdefault(key, []).extend(gains)
             cpu_seconds += out["cpu_seconds"]
             for key in timing:
                 timing[key].update(out["timing"][key])
@@ -263,6 +270,16 @@ def main() -> None:
     for baseline, values in pooled.items():
         if len(values) > 1:
             _print_row("pooled", values, baseline, z)
+    print("advantage by the seat's role in the baseline's deal (mean over seat-deals, their count):")
+    for name in args.presets:
+        for baseline in args.baselines:
+            cells = [
+                f"{role} {statistics.fmean(gains):+.2f} ({len(gains)})"
+                for (base_name, role), gains in sorted(by_role[name].items())
+                if base_name == baseline
+            ]
+            if cells:
+                print(f"  {name:<18} {baseline:>8}: " + ", ".join(cells))
     # CPU time is the figure to compare on a shared machine: wall time also counts the moments
     # another process had the core.
     goal = 250_000 if hard else 2_000

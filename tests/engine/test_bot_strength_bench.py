@@ -71,3 +71,4 @@ def test_hard_vs_normal_duplicate_smoke_run(monkeypatch, capsys):
         assert all(cell.endswith("%") and 0 <= float(cell[:-1]) <= 100 for cell in row[-2:])
     assert "bot_action decision time (cpu)" in out and "goal: p99 <= 250,000" in out
     assert "hard decisions: " in out and "s per seat and deal" in out
+    assert "advantage by the seat's role" in out and "  pagat " in out and "commoner" in out
