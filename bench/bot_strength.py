@@ -36,6 +36,7 @@ No Django: the engine alone, in `--processes` worker processes.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import random
@@ -123,15 +124,22 @@ def play(
 
 
 def run_chunk(task: tuple) -> dict:
-    """Deals `first .. first + CHUNK - 1` of one preset, unless the run's time is up."""
-    preset_name, first, count, deadline, level, baselines, seeds = task
+    """The numbered deals of one preset (at most CHUNK), unless the run's time is up."""
+    preset_name, numbers, deadline, level, baselines, seeds = task
     rules = engine.preset(preset_name)
-    out = {"preset": preset_name, "deals": [], "timing": {"cpu": Counter(), "wall": Counter()}, "roles": {}}
+    out = {
+        "preset": preset_name,
+        "numbers": [],
+        "deals": [],
+        "timing": {"cpu": Counter(), "wall": Counter()},
+        "roles": {},
+    }
     checks: Counter = Counter()
     cpu_started = time.process_time()
-    for deal in range(first, first + count):
+    for deal in numbers:
         if time.time() > deadline:
             break
+        out["numbers"].append(deal)
         seed = _deal_seed(preset_name, deal, seeds)
         row = {}
         for baseline in baselines:
@@ -153,6 +161,45 @@ def run_chunk(task: tuple) -> dict:
         out["deals"].append(row)
     out["cpu_seconds"] = time.process_time() - cpu_started
     return out
+
+
+def _to_json(out: dict) -> dict:
+    return {
+        **out,
+        "timing": {key: dict(histogram) for key, histogram in out["timing"].items()},
+        "roles": [[baseline, role, gains] for (baseline, role), gains in out["roles"].items()],
+    }
+
+
+def _read_rows(path: str, measurement: dict, presets: list[str], deals: int) -> list[dict]:
+    """The chunks an earlier run with the same bot, baselines and seeds wrote to `path`, for the
+    presets and deal numbers asked now."""
+    found = []
+    if not Path(path).exists():
+        return found
+    with open(path) as rows:
+        for line in rows:
+            out = json.loads(line)
+            if out.pop("measurement") != measurement or out["preset"] not in presets:
+                continue
+            if any(deal >= deals for deal in out["numbers"]):
+                continue  # a chunk reaching past --deals: its timing cannot be split by deal
+            out["deals"] = [{b: tuple(v) for b, v in row.items()} for row in out["deals"]]
+            out["timing"] = {
+                key: Counter({int(micros): n for micros, n in histogram.items()})
+                for key, histogram in out["timing"].items()
+            }
+            out["roles"] = {(baseline, role): gains for baseline, role, gains in out["roles"]}
+            found.append(out)
+    return found
+
+
+def _add_up(out: dict, results: dict, by_role: dict, timing: dict) -> None:
+    results[out["preset"]] += out["deals"]
+    for key, gains in out["roles"].items():
+        by_role[out["preset"]].setdefault(key, []).extend(gains)
+    for key in timing:
+        timing[key].update(out["timing"][key])
 
 
 def _interval(values: list[float], z: float = Z99) -> tuple[float, float, float]:
@@ -194,6 +241,11 @@ def main() -> None:
     )
     parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=["trustee", "random"])
     parser.add_argument(
+        "--rows",
+        metavar="FILE",
+        help="append each chunk's results to FILE (JSON lines); the deals in it are counted, not replayed",
+    )
+    parser.add_argument(
         "--seeds",
         choices=tuple(SEED_SETS),
         default="tuning",
@@ -212,11 +264,17 @@ def main() -> None:
     hard = args.bot == "hard"
     z, ci = (Z95, "95%") if hard else (Z99, "99%")
     chunk = 1 if hard else CHUNK  # a hard deal is slow: one per task, so --seconds cuts finely
-    tasks = [
-        (name, first, min(chunk, args.deals - first), deadline, args.bot, tuple(args.baselines), args.seeds)
-        for first in range(0, args.deals, chunk)
-        for name in args.presets
-    ]
+    # --rows: the chunks of earlier runs of the same measurement are read back and their deals not
+    # played again, so a long measurement is made of short runs (each ended by --seconds).
+    measurement = {"bot": args.bot, "baselines": list(args.baselines), "seeds": args.seeds}
+    earlier = _read_rows(args.rows, measurement, args.presets, args.deals) if args.rows else []
+    played = {(out["preset"], deal) for out in earlier for deal in out["numbers"]}
+    tasks = []
+    for first in range(0, args.deals, chunk):
+        for name in args.presets:
+            numbers = [d for d in range(first, min(first + chunk, args.deals)) if (name, d) not in played]
+            if numbers:
+                tasks.append((name, numbers, deadline, args.bot, tuple(args.baselines), args.seeds))
     results: dict[str, list[dict]] = {name: [] for name in args.presets}
     by_role: dict[str, dict[tuple, list[int]]] = {name: {} for name in args.presets}
     timing = {"cpu": Counter(), "wall": Counter()}
@@ -228,16 +286,18 @@ def main() -> None:
         pool = multiprocessing.Pool(args.processes)
         outputs = pool.imap_unordered(run_chunk, tasks)
     try:
+        for out in earlier:
+            _add_up(out, results, by_role, timing)
+            cpu_seconds += out["cpu_seconds"]
         for done, out in enumerate(outputs, 1):
             if done % max(len(tasks) // 20, 1) == 0:
                 elapsed = time.time() - started
                 print(f"{done}/{len(tasks)} chunks, {elapsed:.0f} s", file=sys.stderr, flush=True)
-            results[out["preset"]] += out["deals"]
-            for key, gains in out["roles"].items():
-                by_role[out["preset"]].setdefault(key, []).extend(gains)
+            if args.rows and out["numbers"]:
+                with open(args.rows, "a") as rows:
+                    rows.write(json.dumps({"measurement": measurement, **_to_json(out)}) + "\n")
+            _add_up(out, results, by_role, timing)
             cpu_seconds += out["cpu_seconds"]
-            for key in timing:
-                timing[key].update(out["timing"][key])
     finally:
         if pool is not None:
             pool.close()

@@ -72,3 +72,34 @@ def test_hard_vs_normal_duplicate_smoke_run(monkeypatch, capsys):
     assert "bot_action decision time (cpu)" in out and "goal: p99 <= 250,000" in out
     assert "hard decisions: " in out and "s per seat and deal" in out
     assert "advantage by the seat's role" in out and "  pagat " in out and "commoner" in out
+
+
+def test_rows_carry_a_measurement_over_short_runs(monkeypatch, capsys, tmp_path):
+    """`--rows FILE`: a second run with more deals plays only the deals the first did not and
+    reports on all of them; a run of another measurement (other seeds) does not count them."""
+    bench = _bench()
+    rows = tmp_path / "rows.jsonl"
+    played = []
+    real_play = bench.play
+
+    def play(rules, seed, *args, **kwargs):
+        played.append(seed)
+        return real_play(rules, seed, *args, **kwargs)
+
+    monkeypatch.setattr(bench, "play", play)
+
+    def run(deals: int, seeds: str) -> list[str]:
+        argv = ["bot_strength.py", "--bot", "easy", "--baselines", "normal", "--deals", str(deals),
+                "--presets", "wuren", "--processes", "1", "--seeds", seeds, "--rows", str(rows)]
+        monkeypatch.setattr(sys, "argv", argv)
+        bench.main()
+        return next(line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("wuren"))
+
+    assert run(2, "tuning")[:2] == ["wuren", "2"]
+    first = set(played)
+    played.clear()
+    assert run(3, "tuning")[:2] == ["wuren", "3"]
+    assert set(played) == {bench._deal_seed("wuren", 2)} and not first & set(played)
+    played.clear()
+    assert run(1, "heldout")[:2] == ["wuren", "1"]
+    assert set(played) == {bench._deal_seed("wuren", 0, "heldout")}
