@@ -8,9 +8,12 @@ all of them alike; `legal_actions` is timed in wall time and in the thread's CPU
 the latter leaves out the moments another process had the core). The last lines compare laowang
 with weihai (issue 8: laowang within 2x of weihai). `--against DIR` also plays the engine of
 another checkout (e.g. `git worktree add /tmp/before <commit>`), slice for slice with this one, for
-before/after figures measured under the same load.
+before/after figures measured under the same load; `--against-commit REV` extracts that checkout
+itself (bench/support.py `baseline_tree`, git archive). With either, the last lines give each
+preset's decisions per CPU second of this engine over the other's (issue 42's goal: 3x).
 
     .venv/bin/python bench/engine_selfplay.py [--seconds 3] [--rounds 6] [--preset weihai] [--against DIR]
+    nice -n 19 .venv/bin/python bench/engine_selfplay.py --seconds 20 --against-commit main
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import argparse
 import importlib.util
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from games import engine  # noqa: E402
 
@@ -131,7 +136,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6, help="slices each preset's time is cut into")
     parser.add_argument("--preset", choices=engine.PRESETS, action="append")
     parser.add_argument("--against", metavar="DIR", help="also play the engine of this checkout")
+    parser.add_argument("--against-commit", metavar="REV", help="--against a checkout of this commit")
     args = parser.parse_args()
+    if args.against_commit:
+        from support import baseline_tree  # bench/support.py (found beside this script)
+
+        revision = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.against_commit],
+                                  check=True, capture_output=True, text=True).stdout.strip()
+        args.against = str(baseline_tree(revision))
+        print(f"against: commit {revision} ({args.against})")
     print(f"baseline loop: {baseline(1.0):,.0f} iterations/s (machine speed reference)")
     names = args.preset or engine.PRESETS
     runs = [SelfPlay(engine, name, seed=1) for name in names]
@@ -159,6 +172,9 @@ def main() -> None:
     compare(figures, "laowang", "weihai")
     if args.against:
         compare(figures, "laowang", "weihai", " (against)")
+        for name in names:
+            ratio = figures[name]["decisions_per_cpu_s"] / figures[name + " (against)"]["decisions_per_cpu_s"]
+            print(f"{name}: {ratio:.2f}x the decisions per CPU s of the --against engine (goal: 3x)")
 
 
 if __name__ == "__main__":

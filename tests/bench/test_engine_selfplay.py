@@ -24,3 +24,18 @@ def test_a_deal_void_as_dealt_is_counted_and_the_loop_goes_on():
     selfplay = _script().SelfPlay(engine, "wuren", seed=VOID_AT_ONCE)
     selfplay.run(0.05)
     assert selfplay.deals >= 1 and selfplay.decisions > 0
+
+
+def test_against_a_commit_prints_each_presets_ratio(monkeypatch, capsys):
+    """`--against-commit` plays the engine of a checkout of that commit beside this one and prints
+    the ratio issue 42's goal is stated in (3x the decisions per CPU second)."""
+    script = _script()
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # as `python bench/engine_selfplay.py` finds support.py
+    argv = ["engine_selfplay.py", "--seconds", "0.1", "--rounds", "1", "--preset", "weihai",
+            "--against-commit", "HEAD"]
+    monkeypatch.setattr("sys.argv", argv)
+    script.main()
+    out = capsys.readouterr().out
+    assert "weihai (against)" in out
+    ratio_line = next(line for line in out.splitlines() if line.startswith("weihai: "))
+    assert ratio_line.endswith("x the decisions per CPU s of the --against engine (goal: 3x)")
