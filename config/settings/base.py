@@ -173,6 +173,8 @@ REST_FRAMEWORK = {
         "reports": os.environ.get("REPORTS_THROTTLE_RATE", "20/hour"),
         # `POST tables` per user (matchmaking/apis.py TableCreateThrottle); staff are not throttled.
         "tables": os.environ.get("TABLES_THROTTLE_RATE", "10/hour"),
+        # `GET games/{id}/hint` per user (games/apis.py GameHintThrottle): each runs the bot.
+        "hints": os.environ.get("HINTS_THROTTLE_RATE", "60/min"),
     },
     # Trusted reverse proxies in front of the web process: 0 (default) keys rate limits on the socket
     # address and ignores X-Forwarded-For, which a client can write itself.

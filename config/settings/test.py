@@ -14,6 +14,7 @@ REST_FRAMEWORK = {
         "guest": "100000/min",
         "reports": "100000/min",
         "tables": "100000/min",
+        "hints": "100000/min",
     },
 }
 BENCH_ENDPOINTS = True
