@@ -7,10 +7,12 @@ against the whole service as `scripts/start` runs it (tests/browser/live.py):
 * CPU per received event: the page's main-thread task time (Chromium's performance metric
   `TaskDuration`, DevTools' Performance.getMetrics) while it follows a deal played by the server (the
   guest's seat on 托管), divided by the events the deal's log gained meanwhile. Budget 2 ms.
-  Baseline: the same page's task time per second while nothing happens (the deadline countdown),
-  over as many seconds.
+  Baselines: the same page's task time per second while nothing happens (the deadline countdown),
+  over as many seconds; and the same figures for the client of `--baseline` (default
+  BASELINE_CLIENT, the last client that read the whole view again on every event), run from that
+  commit's tree (bench/support.py `baseline_tree`) in the same run, one after the other.
 
-    python bench/web_client.py
+    python bench/web_client.py [--baseline COMMIT | --no-baseline]
 """
 
 import argparse
@@ -22,11 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.support import baseline_tree  # noqa: E402
 from tests.browser import webclient  # noqa: E402
 from tests.browser.live import LiveService  # noqa: E402
 
 FIRST_LOAD_BUDGET = 200 * 1024
 CPU_PER_EVENT_BUDGET_MS = 2.0
+# The client before it applied the log's events to its table (web/static/web/table.js read
+# `GET games/{id}` on every event): issue 41 item 6.
+BASELINE_CLIENT = "e4440d1"
 
 
 def _messages(log: list[dict]) -> list[dict]:
@@ -99,13 +105,13 @@ def measure(base: str, *, deal_timeout: float = 400) -> dict:
         driver.quit()
 
 
-def report(figures: dict) -> str:
+def report(figures: dict, label: str = "") -> str:
     return "\n".join(
         [
-            f"first load of /play/<game>: {figures['first_load_bytes'] / 1024:.1f} KB over the wire "
+            f"{label}first load of /play/<game>: {figures['first_load_bytes'] / 1024:.1f} KB over the wire "
             f"(budget {FIRST_LOAD_BUDGET // 1024} KB; baseline: the API's view alone "
             f"{figures['view_bytes'] / 1024:.1f} KB)",
-            f"client CPU per received event: {figures['cpu_ms_per_event']:.2f} ms "
+            f"{label}client CPU per received event: {figures['cpu_ms_per_event']:.2f} ms "
             f"({figures['busy_ms']:.0f} ms main-thread busy for {figures['events']} events in "
             f"{figures['follow_seconds']:.0f} s; budget {CPU_PER_EVENT_BUDGET_MS} ms; baseline: the idle "
             f"page {figures['idle_ms_per_second']:.2f} ms per second)",
@@ -113,16 +119,24 @@ def report(figures: dict) -> str:
     )
 
 
+def _measured(base_dir: Path) -> dict:
+    service = LiveService(Path(tempfile.mkdtemp(prefix="bh-bench-web-")), base_dir=base_dir).start()
+    try:
+        return measure(service.url)
+    finally:
+        service.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.parse_args()
-    service = LiveService(Path(tempfile.mkdtemp(prefix="bh-bench-web-"))).start()
-    try:
-        print(report(measure(service.url)))
-    finally:
-        service.stop()
+    parser.add_argument("--baseline", default=BASELINE_CLIENT, help="the commit whose client is the baseline")
+    parser.add_argument("--no-baseline", action="store_true", help="measure this checkout's client only")
+    args = parser.parse_args()
+    if not args.no_baseline:
+        print(report(_measured(baseline_tree(args.baseline)), f"baseline {args.baseline}: "), flush=True)
+    print(report(_measured(Path(__file__).resolve().parent.parent), "this checkout: "))
 
 
 if __name__ == "__main__":
