@@ -210,6 +210,25 @@ export function tablePage(root, gameId, go) {
     draw();
   }
 
+  // Each part of the table is built again only when what it shows changed: an event changes two or
+  // three seats and the centre, and the page repaints only those (bench/web_client.py's budget).
+  const drawn = new Map();
+  function patch(parent, slot, what, build) {
+    const key = JSON.stringify(what);
+    const old = drawn.get(slot);
+    if (old && old.key === key) return;
+    const node = build();
+    if (old) old.node.replaceWith(node); else parent.append(node);
+    drawn.set(slot, { key, node });
+  }
+
+  function seatKey(seat) {
+    const v = s.view;
+    const asked = (v.to_act || []).includes(seat) || (v.window && v.window.asked.includes(seat));
+    return [mySeat(), asked, asked && v.deadline, v.players[seat], v.counts[seat], v.roles[seat], v.trustee[seat],
+      v.places[seat], s.marks[seat], !!s.table];
+  }
+
   function seatBox(seat) {
     const v = s.view;
     const me = mySeat();
@@ -445,19 +464,23 @@ export function tablePage(root, gameId, go) {
     const v = s.view;
     const me = mySeat();
     const asked = me !== null && v.legal_actions.length > 0;
-    header.replaceChildren(el("span", { class: "head-line" },
-      el("a", { href: "/", "data-route": true }, T.home),
-      el("span", {}, ` ${presetName(v.preset)} · #${v.table_id}/${v.number + 1} · `),
-      el("span", { class: "phase", id: "phase" }, phaseName(v.phase)),
-      v.multiplier > 1 ? el("span", { class: "badge" }, `×${v.multiplier}`) : null,
-      el("strong", { class: "turn-note", id: "turn-note" }, asked ? ` ${T.your_turn}` : "")));
+    patch(header, "head", [v.preset, v.table_id, v.number, v.phase, v.multiplier, asked], () =>
+      el("span", { class: "head-line" },
+        el("a", { href: "/", "data-route": true }, T.home),
+        el("span", {}, ` ${presetName(v.preset)} · #${v.table_id}/${v.number + 1} · `),
+        el("span", { class: "phase", id: "phase" }, phaseName(v.phase)),
+        v.multiplier > 1 ? el("span", { class: "badge" }, `×${v.multiplier}`) : null,
+        el("strong", { class: "turn-note", id: "turn-note" }, asked ? ` ${T.your_turn}` : "")));
+    for (const seat of [0, 1, 2, 3, 4]) {
+      patch(grid, `seat-${seat}`, seatKey(seat), () => seatBox(seat));
+    }
     const owner = v.table ? v.players[v.table.seat] || `#${v.table.seat}` : null;
-    const middle = el("div", { class: "center", id: "center" },
+    patch(grid, "center", [owner, v.table, v.called_card], () => el("div", { class: "center", id: "center" },
       el("div", { class: "label" }, owner ? `${T.table_label}: ${owner}` : T.table_label),
       v.table ? cardRow(v.table.cards) : el("span", { class: "empty" }, T.nothing),
-      v.called_card ? el("div", { class: "called-note" }, actionName("call"), " ", cardRow([v.called_card])) : null);
-    grid.replaceChildren(...[0, 1, 2, 3, 4].map(seatBox), middle);
-    document.title = `${asked ? "● " : ""}${T.title}`;
+      v.called_card ? el("div", { class: "called-note" }, actionName("call"), " ", cardRow([v.called_card])) : null));
+    const title = `${asked ? "● " : ""}${T.title}`;
+    if (document.title !== title) document.title = title;
     if (asked && !wasAsked) say(T.your_turn);
     wasAsked = asked;
     drawBanner();
