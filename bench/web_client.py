@@ -103,9 +103,9 @@ def measure(base: str, *, deal_timeout: float = 400) -> dict:
         events = webclient.api(base, "GET", f"games/{game_id}/events?after=0", token)["last_seq"] - first_seq
         # The baseline: the same page, nothing happening, as long again (at most 20 s).
         idle_seconds = min(seconds, 20.0)
-        before = task_ms(driver)
+        idle_from = task_ms(driver)
         time.sleep(idle_seconds)
-        idle = task_ms(driver) - before
+        idle = task_ms(driver) - idle_from
         return {
             "first_load_bytes": load,
             "view_bytes": view,
