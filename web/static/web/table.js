@@ -554,7 +554,7 @@ export function tablePage(root, gameId, go) {
       box.append(el("p", { id: "table-closed" }, T.table_closed, reason ? ` ${T[`closed_${reason}`] || reason}` : ""),
         el("a", { href: "/", "data-route": true, class: "button primary", id: "go-home" }, T.home));
     } else {
-      const at = table && table.next_deal_at;
+      const at = (table && table.next_deal_at) || s.view.next_deal_at;
       box.append(el("p", { id: "next-wait" }, T.waiting_deal, " ",
         at ? el("span", { class: "deadline", "data-deadline": at, "data-unit": T.seconds }) : null));
       tick();
