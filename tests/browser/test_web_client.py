@@ -1,7 +1,9 @@
 """The web client (web/, docs/web-client.md) in a real headless Chromium against the whole service
 as `scripts/start` runs it (tests/browser/live.py): a guest opens /, takes a quick match and plays a
 whole deal against bots by clicking cards and buttons, at desktop size in English and at phone size
-(390 × 844) in Chinese; a moderator then steps a reported deal's replay in the admin to its end.
+(390 × 844) in Chinese, asking for a hint and waiting out the deal's end; another guest watches a
+quick match in play; a moderator then steps a reported deal's replay in the admin to its end.
+axe-core checks home, table, final view and replay (WCAG 2.2 AA: no serious or critical violation).
 
 Every page: five seats, no horizontal scrolling on the phone, no console error, no request to
 another origin. Screenshots go to the folder printed at the start (`pytest -s`)."""
@@ -44,12 +46,28 @@ def _open(size):
 )
 def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshots_dir, size, language, name):
     driver = _open(size)
+    checked = language == "en"  # axe-core runs once per page kind, on the English desktop run
     try:
+        if checked:
+            driver.get(f"{service.url}/")
+            webclient.wait(driver, lambda d: d.find_element(By.ID, "guest"))
+            assert webclient.axe_violations(driver) == [], "home (signed out)"
         game_id = webclient.start_quick_match(driver, service.url, language=language)
         webclient.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats .seat")) == 5)
         webclient.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card"))
         webclient.shot(driver, screenshots_dir, f"{name}-table")
         assert webclient.horizontal_overflow(driver) <= 0
+        if checked:
+            assert webclient.axe_violations(driver) == [], "table"
+        # Hint: the server's choice for this seat (GET games/{id}/hint), selected in the hand or
+        # pointed at among the answers.
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "hint"), 60).click()
+        webclient.wait(
+            driver,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.selected")
+            or d.switch_to.active_element.get_attribute("data-action"),
+        )
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith(("Hint", "提示")))
         if language == "zh-hans":
             head = driver.find_element(By.ID, "table-head").text
             # The phase and the buttons in Chinese (config/locale), the rule words as players say them.
@@ -69,6 +87,13 @@ def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshot
         assert len(rows) == 5
         webclient.shot(driver, screenshots_dir, f"{name}-final")
         assert webclient.horizontal_overflow(driver) <= 0
+        if checked:
+            assert webclient.axe_violations(driver) == [], "final"
+        # The deal's end waited out: the next deal's button, or the table's end with its reason and
+        # the way home (docs/web-client.md "The table").
+        webclient.wait(
+            driver, lambda d: d.find_elements(By.ID, "next-deal") or d.find_elements(By.ID, "go-home"), 120
+        )
 
         # The replay of the deal, stepped to its end from the client.
         driver.find_element(By.ID, "replay-link").click()
@@ -77,6 +102,8 @@ def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshot
         assert len(driver.find_elements(By.CSS_SELECTOR, "#replay .replay-seat")) == 5
         webclient.shot(driver, screenshots_dir, f"{name}-replay")
         assert webclient.horizontal_overflow(driver) <= 0
+        if checked:
+            assert webclient.axe_violations(driver) == [], "replay"
         if language == "zh-hans":
             assert "回放" in driver.find_element(By.TAG_NAME, "main").text
 
@@ -89,6 +116,38 @@ def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshot
             # The same finished deal's pages at both sizes in both languages (docs/screenshots).
             webclient.other_views(driver, service.url, game_id, screenshots_dir)
             assert webclient.console_errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_a_guest_finds_a_quick_match_in_play_and_watches_it(service, screenshots_dir):
+    """Spectating (docs/web-client.md): a quick match in play is listed under "Tables in play" (the
+    lobby's `matched=true`), and its table draws for someone who does not sit at it."""
+    player = webclient.api(service.url, "POST", "auth/guest", None, {})["token"]
+    ticket = webclient.api(
+        service.url, "POST", "matchmaking/tickets", player, {"preset": "pagat", "bots": True}
+    )
+    for _ in range(60):
+        ticket = webclient.api(service.url, "GET", f"matchmaking/tickets/{ticket['id']}?wait=5", player)
+        if ticket["status"] != "waiting":
+            break
+    assert ticket["status"] == "matched", ticket
+    driver = _open(webclient.DESKTOP)
+    try:
+        driver.get(f"{service.url}/")
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest")).click()
+        link = f"#playing a[href='/play/{ticket['game']}']"
+        watch = webclient.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, link), 30)
+        watch.click()
+        webclient.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats .seat")) == 5)
+        webclient.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#actions .note"))
+        assert driver.find_elements(By.CSS_SELECTOR, "#hand .card") == []
+        # The deal moves on screen as its events arrive (the player's seat on 托管 plays fast).
+        webclient.api(service.url, "POST", f"games/{ticket['game']}/trustee", player, {"on": True})
+        moved = "#seats .seat-last .card, #final-title"
+        webclient.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, moved), 60)
+        webclient.shot(driver, screenshots_dir, "desktop-en-spectator")
+        assert webclient.console_errors(driver) == []
     finally:
         driver.quit()
 
