@@ -322,3 +322,57 @@ def test_bench_web_client_smoke(service):
     assert figures["view_bytes"] < figures["first_load_bytes"] < bench.FIRST_LOAD_BUDGET
     assert figures["events"] > 0 and figures["busy_ms"] > 0
     assert "KB over the wire" in bench.report(figures)
+
+
+def test_the_client_applies_a_tricks_events_as_the_engine_does(service):
+    """web/static/web/table.js `applyEvent`: whose turn it is after each play and pass, a trick won
+    back by its owner, and 接风 when the owner went out (games/engine/tricks.py `_advance`); an event
+    it does not model asks for the view (False)."""
+    driver = _open(webclient.DESKTOP)
+    try:
+        driver.get(f"{service.url}/")
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest"))
+        driver.set_script_timeout(30)
+        turns = driver.execute_async_script(
+            """
+            const done = arguments[arguments.length - 1];
+            import("/static/web/table.js").then(({ applyEvent }) => {
+              const view = { seat: 0, hand: ["9S", "9H", "3C"], counts: [3, 2, 5, 5, 5],
+                places: [null, null, null, null, null], trustee: [false, false, false, false, false],
+                roles: [null, null, null, null, null], emperor: 0, phase: "play", table: null, passed: [],
+                turn: 0, to_act: [0], legal_actions: [{ type: "pass" }] };
+              const seen = [];
+              const step = (type, data) => {
+                const applied = applyEvent(view, type, data);
+                seen.push([type, applied, view.turn, view.table ? view.table.seat : null, view.hand.length]);
+              };
+              step("play", { seat: 0, cards: ["9S", "9H"] });
+              for (const seat of [1, 2, 3, 4]) step("pass", { seat });
+              step("play", { seat: 0, cards: ["3C"] });
+              step("out", { seat: 0, place: 1 });
+              for (const seat of [1, 2, 3, 4]) step("pass", { seat });
+              step("play", { seat: 1, cards: ["4D"] });
+              step("window_opened", { kind: "kick", asked: [1] });
+              done([seen, view.counts, view.places]);
+            });
+            """
+        )
+        seen, counts, places = turns
+        assert seen == [
+            ["play", True, 1, 0, 1],
+            ["pass", True, 2, 0, 1],
+            ["pass", True, 3, 0, 1],
+            ["pass", True, 4, 0, 1],
+            ["pass", True, 0, None, 1],  # back to its owner: seat 0 leads again
+            ["play", True, 1, 0, 0],
+            ["out", True, 1, 0, 0],
+            ["pass", True, 2, 0, 0],
+            ["pass", True, 3, 0, 0],
+            ["pass", True, 4, 0, 0],
+            ["pass", True, 1, None, 0],  # 接风: its owner is out, the next holder after him leads
+            ["play", True, 2, 1, 0],
+            ["window_opened", False, 2, 1, 0],
+        ]
+        assert counts == [0, 1, 5, 5, 5] and places == [1, None, None, None, None]
+    finally:
+        driver.quit()

@@ -241,7 +241,7 @@ export function tablePage(root, gameId, go) {
       class: `seat pos-${position}${asked ? " turn" : ""}${seat === me ? " mine" : ""}`,
       "data-seat": seat,
     },
-    el("div", { class: "seat-name", title: name }, name,
+    el("div", { class: "seat-name", title: name }, el("span", { class: "name-text" }, name),
       info && info.is_bot ? el("span", { class: "badge" }, T.bot) : null),
     el("div", { class: "seat-facts" },
       el("span", { class: "count" }, `${v.counts[seat]} ${T.cards}`),
