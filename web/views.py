@@ -111,6 +111,10 @@ STRINGS = {
     "suit_D": _("diamonds"),
     "marked_card": _("the guard's card"),
     "called_card": _("the called card"),
+    "create_table": _("Create a table"),
+    "private_table": _("Private (by invitation only)"),
+    "invite_link": _("Invitation link: send it to the players you want"),
+    "waiting_players": _("Seated: waiting for five players…"),
     "username_rules": _("Letters, digits and . @ + - _ only; at most 150 characters."),
     "password_rules": _("At least 8 characters."),
     "cancelled": _("The search was cancelled."),
@@ -154,7 +158,7 @@ STRINGS = {
 
 
 @require_safe
-def client_page(request, game_id: int | None = None):
+def client_page(request, game_id: int | None = None, table_id: int | None = None):
     return render(
         request,
         "web/client.html",

@@ -152,6 +152,34 @@ def test_a_guest_finds_a_quick_match_in_play_and_watches_it(service, screenshots
         driver.quit()
 
 
+def test_a_private_table_is_created_and_joined_through_its_invitation_link(service):
+    """Home's "Create a table" (private) shows an invitation link (`/join/<table>#<code>`: the code in
+    the fragment, never sent to the server); a guest who opens it signs in and sits down, and the
+    fifth player's join deals the first deal to the page."""
+    driver = _open(webclient.DESKTOP)
+    try:
+        driver.get(f"{service.url}/")
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest")).click()
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "private-table")).click()
+        driver.find_element(By.ID, "create-table").click()
+        link = webclient.wait(driver, lambda d: d.find_element(By.ID, "invite-link")).get_attribute("value")
+        table_id, code = link.rsplit("/", 1)[1].split("#")
+        assert link.startswith(f"{service.url}/join/") and code
+        # Another guest, in the same browser, opens the link.
+        driver.execute_script("localStorage.removeItem('bh.token')")
+        driver.get(link)
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest")).click()
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Seated"))
+        for _ in range(3):
+            token = webclient.api(service.url, "POST", "auth/guest", None, {})["token"]
+            webclient.api(service.url, "POST", f"tables/{table_id}/join", token, {"code": code})
+        webclient.wait(driver, lambda d: "/play/" in d.current_url, 30)
+        webclient.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats .seat")) == 5)
+        assert webclient.console_errors(driver) == []
+    finally:
+        driver.quit()
+
+
 def _a_finished_deal(service) -> tuple[int, str]:
     if service.deals:
         return next(iter(service.deals.values()))

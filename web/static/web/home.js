@@ -80,6 +80,57 @@ async function waitForDeal(tableId, signal, go) {
 
 const LOBBY_SECONDS = 10;
 
+// The invitation to a table: /join/<table>, a private table's code after `#`, so that the code never
+// reaches a server's logs (a fragment is not sent).
+export function inviteLink(table) {
+  return `${location.origin}/join/${table.id}${table.private ? `#${table.code}` : ""}`;
+}
+
+// Sit down at a table (docs/client-guide.md §2) and wait for its first deal.
+export async function joinTable(table, code, signal, go) {
+  await post(`tables/${table}/join`, code ? { code } : {});
+  say(T.waiting_players);
+  await waitForDeal(table, signal, go);
+}
+
+function createPanel(select, stop, go) {
+  const privateBox = el("input", { type: "checkbox", id: "private-table" });
+  const invite = el("p", { class: "invite", id: "invite", hidden: true });
+  const create = el("button", {
+    type: "button", id: "create-table",
+    onclick: async () => {
+      try {
+        create.disabled = true;
+        const table = await post("tables", { preset: select.value, private: privateBox.checked });
+        const link = inviteLink(table);
+        invite.replaceChildren(el("label", { for: "invite-link" }, T.invite_link),
+          el("input", { id: "invite-link", readonly: true, value: link, onfocus: (event) => event.target.select() }));
+        invite.hidden = false;
+        await joinTable(table.id, table.code, stop.signal, go);
+      } catch (error) {
+        create.disabled = false;
+        fail(error);
+      }
+    },
+  }, T.create_table);
+  return el("section", { class: "panel" }, el("h2", {}, T.create_table),
+    el("div", { class: "buttons" }, el("label", {}, privateBox, " ", T.private_table), create), invite);
+}
+
+export function joinPage(root, tableId, go) {
+  // An invitation link (inviteLink): sign in first, then sit down.
+  const stop = new AbortController();
+  if (!auth.token) {
+    signIn(root, () => go(`${location.pathname}${location.hash}`));
+    return () => stop.abort();
+  }
+  const code = decodeURIComponent(location.hash.slice(1)) || null;
+  root.append(el("section", { class: "panel" }, el("h2", {}, `${T.join} #${tableId}`),
+    el("p", {}, el("a", { href: "/", "data-route": true, class: "button", id: "go-home" }, T.home))));
+  joinTable(tableId, code, stop.signal, go).catch(fail);
+  return () => stop.abort();
+}
+
 function tableRow(table, action) {
   const taken = table.seats.filter((s) => s.user).length;
   return el("li", { class: "table-row" },
@@ -135,6 +186,7 @@ export function homePage(root, go) {
   const playing = el("ul", { class: "list", id: "playing" });
   root.append(
     el("section", { class: "panel" }, block, el("div", { class: "buttons" }, quick, cancel)),
+    createPanel(select, stop, go),
     el("section", { class: "panel" }, el("h2", {}, T.your_seats), active),
     el("section", { class: "panel" }, el("h2", {}, T.lobby), lobby),
     el("section", { class: "panel" }, el("h2", {}, T.playing_tables), playing),
