@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from tests.browser import webclient
 from tests.browser.live import LiveService
@@ -94,6 +95,12 @@ def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshot
         webclient.wait(
             driver, lambda d: d.find_elements(By.ID, "next-deal") or d.find_elements(By.ID, "go-home"), 120
         )
+        if checked:
+            # A report to the moderators from the final view (POST reports).
+            driver.find_element(By.CSS_SELECTOR, "#report summary").click()
+            Select(driver.find_element(By.ID, "report-reason")).select_by_value("stalling")
+            driver.find_element(By.ID, "report-send").click()
+            webclient.wait(driver, lambda d: "Thank you" in d.find_element(By.ID, "report").text)
 
         # The replay of the deal, stepped to its end from the client.
         driver.find_element(By.ID, "replay-link").click()

@@ -534,13 +534,44 @@ export function tablePage(root, gameId, go) {
           el("tbody", {}, rows)),
         el("p", { class: "note", id: "score-note" }, T.score_note, final.multiplier > 1 ? ` ×${final.multiplier}` : ""),
         el("p", {}, el("a", { href: `/replay/${gameId}`, "data-route": true, class: "button", id: "replay-link" },
-          T.replay)));
+          T.replay)),
+        mySeat() === null ? null : reportForm(final, table));
     } catch (error) {
       if (!(error instanceof ApiError && error.code === "game_not_over")) fail(error);
     }
     const next = el("div", { class: "next", id: "next" });
     end.append(next);
     watchNext(next);
+  }
+
+  function reportForm(final, table) {
+    // A report to the moderators (POST reports, docs/moderation.md): a seat of this deal, a reason, a
+    // few words.
+    const seats = ((table && table.seats) || []).filter((seat) => seat.user && seat.seat !== mySeat());
+    if (!seats.length) return null;
+    const who = el("select", { id: "report-user" },
+      seats.map((seat) => el("option", { value: seat.user.id }, final.players[seat.seat] || seat.user.username)));
+    const reason = el("select", { id: "report-reason" },
+      ["cheating", "collusion", "abuse", "stalling", "other"].map((r) => el("option", { value: r }, T[`report_${r}`])));
+    const text = el("input", { id: "report-text", maxlength: "2000" });
+    const form = el("form", {
+      class: "report", id: "report",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        try {
+          await post("reports", { user: Number(who.value), game: gameId, reason: reason.value, text: text.value });
+          form.replaceChildren(el("p", {}, T.report_sent));
+          say(T.report_sent);
+        } catch (error) {
+          fail(error);
+        }
+      },
+    }, el("details", {}, el("summary", {}, T.report),
+      el("label", { for: "report-user" }, T.player), who,
+      el("label", { for: "report-reason" }, T.report_reason), reason,
+      el("label", { for: "report-text" }, T.report_text), text,
+      el("button", { type: "submit", id: "report-send" }, T.report_send)));
+    return form;
   }
 
   function showNext(box, table) {
