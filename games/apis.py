@@ -6,10 +6,12 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.throttles import UserScopedRateThrottle
 from games import selectors, services
 from games.event_serializers import GameEventsQueryInputSerializer, game_event_union
 from games.view_serializers import (
     ACTION_TYPES,
+    GameActionOutputSerializer,
     GameFinalOutputSerializer,
     GameSpectatorViewOutputSerializer,
     GameViewOutputSerializer,
@@ -221,6 +223,49 @@ class GameFinalApi(APIView):
     def get(self, request, game_id: int):
         game = selectors.game_get(game_id=game_id, whole=True)
         return Response(selectors.game_final(game=game, user=request.user))
+
+
+class GameHintThrottle(UserScopedRateThrottle):
+    """Hints per user (HINTS_THROTTLE_RATE): each runs the bot, which costs more than reading a view."""
+
+    scope = "hints"
+
+
+class GameHintApi(APIView):
+    throttle_classes = [GameHintThrottle]
+
+    @extend_schema(
+        operation_id="game_hint",
+        tags=["games"],
+        parameters=[_GAME_ID],
+        responses={
+            200: GameActionOutputSerializer,
+            **error_responses(
+                ErrorCode.NOT_AUTHENTICATED,
+                ErrorCode.PERMISSION_DENIED,
+                ErrorCode.NOT_FOUND,
+                ErrorCode.NOT_YOUR_TURN,
+                ErrorCode.GAME_OVER,
+                ErrorCode.THROTTLED,
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "hint",
+                value={"type": "play", "cards": ["9D", "9H"], "card": None},
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        description="One of your `legal_actions`: the one the `normal` bot (docs/bots.md) chooses from your "
+        "own view, the same `GET games/{id}` answers you, so it knows nothing you are not shown. Post it "
+        "to `games/{id}/actions` as it is to follow the hint. `403 permission_denied` for a spectator, "
+        "`409 not_your_turn` while you have nothing to do, `409 game_over` once the deal ended; "
+        "HINTS_THROTTLE_RATE per user (60 a minute by default), then `429 throttled`.",
+    )
+    def get(self, request, game_id: int):
+        game = selectors.game_get(game_id=game_id)
+        return Response(selectors.game_hint(game=game, user=request.user))
 
 
 class GameActionApi(APIView):

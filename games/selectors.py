@@ -179,6 +179,21 @@ def game_view(*, game: Game, user: Any) -> dict:
     return game_view_for_seat(game=game, seat=game_access_seat(game=game, user=user))
 
 
+def game_hint(*, game: Game, user: Any) -> dict:
+    """What the `normal` bot would do in the caller's seat (docs/client-guide.md §3 "Hint"), chosen from
+    exactly the view `GET games/{id}` serves that seat: the bot reads nothing else, so a hint cannot
+    tell a player more than his own view does (docs/bots.md)."""
+    seat = game_seat_of(game=game, user=user)
+    if seat is None:
+        raise ApiError(ErrorCode.PERMISSION_DENIED, "Only a seated player gets a hint.")
+    if game.status != GameStatus.RUNNING:
+        raise ApiError(ErrorCode.GAME_OVER, "The deal is over.")
+    view = game_view_for_seat(game=game, seat=seat)
+    if not view["legal_actions"]:
+        raise ApiError(ErrorCode.NOT_YOUR_TURN, "You have nothing to do now.")
+    return engine.bot_action(view, level="normal").to_dict()
+
+
 def game_final(*, game: Game, user: Any) -> dict:
     game_access_seat(game=game, user=user)
     if game.status == GameStatus.RUNNING:

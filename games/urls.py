@@ -8,6 +8,7 @@ urlpatterns = [
     path("games/<id:game_id>/final", apis.GameFinalApi.as_view(), name="game-final"),
     path("games/<id:game_id>/replay", replay_apis.GameReplayApi.as_view(), name="game-replay"),
     path("games/<id:game_id>/actions", apis.GameActionApi.as_view(), name="game-actions"),
+    path("games/<id:game_id>/hint", apis.GameHintApi.as_view(), name="game-hint"),
     path("games/<id:game_id>/trustee", apis.GameTrusteeApi.as_view(), name="game-trustee"),
     path("games/<id:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
     path("users/<id:user_id>/games", history_apis.UserGamesApi.as_view(), name="user-games"),

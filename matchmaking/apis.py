@@ -449,6 +449,12 @@ class TableListQueryInputSerializer(serializers.Serializer):
         choices=PRESETS, required=False, allow_blank=True, help_text="Empty or absent: every preset."
     )
     cursor = serializers.CharField(required=False, help_text="The `next` of the previous page.")
+    matched = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="`true`: the tables the matchmaker filled (quick matches: full from the start, to "
+        "watch), in place of the tables players created.",
+    )
 
 
 class TableListOutputSerializer(serializers.Serializer):
@@ -478,15 +484,18 @@ class TableCollectionApi(TableCreateApi):
             )
         ],
         description=(
-            "Public tables, newest first, 20 a page (private and matchmade tables are never listed). "
-            "`status` defaults to `waiting`."
+            "Public tables, newest first, 20 a page (private tables are never listed). "
+            "`status` defaults to `waiting`. The tables players created; with `matched=true` the "
+            "tables the matchmaker filled instead (`status=playing&matched=true`: quick matches to watch)."
         ),
     )
     def get(self, request):
         query = TableListQueryInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         tables = selectors.tables_lobby(
-            status=query.validated_data["status"], preset=query.validated_data.get("preset") or None
+            status=query.validated_data["status"],
+            preset=query.validated_data.get("preset") or None,
+            matched=query.validated_data["matched"],
         )
         # Newest first; a cursor stays valid while tables are created ahead of it (no offset drift).
         page, next_cursor = cursor_page(tables, request, ordering=("-created_at", "-id"))

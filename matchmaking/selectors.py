@@ -93,10 +93,11 @@ def _table_dict(*, table: Table, seats: list[Seat], member: bool) -> dict:
     }
 
 
-def tables_lobby(*, status: str, preset: str | None) -> QuerySet[Table]:
-    """The lobby (docs/matchmaking.md): public tables, newest first. Private tables are never listed, nor
-    tables the matchmaker filled (they are full from the start)."""
-    tables = Table.objects.filter(private=False, matched=False, status=status)
+def tables_lobby(*, status: str, preset: str | None, matched: bool = False) -> QuerySet[Table]:
+    """The lobby (docs/matchmaking.md): public tables, newest first. Private tables are never listed.
+    The tables the matchmaker filled (full from the start: nobody joins them) are listed apart, with
+    `matched`, for players who want to watch a quick match in play."""
+    tables = Table.objects.filter(private=False, matched=matched, status=status)
     if preset:
         tables = tables.filter(preset=preset)
     return tables.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))

@@ -8,4 +8,6 @@ urlpatterns = [
     path("", views.client_page, name="web-home"),
     path("play/<int:game_id>", views.client_page, name="web-play"),
     path("replay/<int:game_id>", views.client_page, name="web-replay"),
+    # An invitation to a table (a private table's code follows `#`: never sent to the server).
+    path("join/<int:table_id>", views.client_page, name="web-join"),
 ]

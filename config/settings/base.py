@@ -191,6 +191,8 @@ REST_FRAMEWORK = {
         "tables": os.environ.get("TABLES_THROTTLE_RATE", "10/hour"),
         # `POST tables/{id}/invites` per user (matchmaking/invitation_apis.py): each buzzes a phone.
         "invites": os.environ.get("INVITES_THROTTLE_RATE", "30/hour"),
+        # `GET games/{id}/hint` per user (games/apis.py GameHintThrottle): each runs the bot.
+        "hints": os.environ.get("HINTS_THROTTLE_RATE", "60/min"),
     },
     # Trusted reverse proxies in front of the web process: 0 (default) keys rate limits on the socket
     # address and ignores X-Forwarded-For, which a client can write itself.

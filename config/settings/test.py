@@ -15,6 +15,7 @@ REST_FRAMEWORK = {
         "reports": "100000/min",
         "tables": "100000/min",
         "invites": "100000/min",
+        "hints": "100000/min",
     },
 }
 BENCH_ENDPOINTS = True

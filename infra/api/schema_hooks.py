@@ -34,6 +34,7 @@ SUMMARIES = {
     "game_final": "The final view of a deal",
     "game_replay": "A finished deal step by step",
     "game_trustee": "Turn 托管 on or off",
+    "game_hint": "What the normal bot would do in your seat",
     "matchmaking_stats": "Queue statistics",
     "ticket_create": "Queue for a table",
     "ticket_detail": "View a ticket",

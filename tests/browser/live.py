@@ -22,8 +22,10 @@ def free_port() -> int:
 
 
 class LiveService:
-    def __init__(self, workdir: Path, *, env: dict | None = None):
+    def __init__(self, workdir: Path, *, env: dict | None = None, base_dir: Path = BASE_DIR):
+        """`base_dir`: the checkout to run (bench/web_client.py runs an older client's beside this one)."""
         self.workdir = workdir
+        self.base_dir = base_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
@@ -36,7 +38,7 @@ class LiveService:
                 "DJANGO_SETTINGS_MODULE": "config.settings.local",
                 "DJANGO_DEBUG": "0",
                 "VAR_DIR": str(workdir / "var"),
-                "PYTHONPATH": str(BASE_DIR),
+                "PYTHONPATH": str(base_dir),
                 "MATCHMAKING_BOTS_AFTER": "1",
                 "BOTS_DELAY_SECONDS": "0.05",
                 "LOG_LEVEL": "WARNING",
@@ -51,7 +53,7 @@ class LiveService:
         self.processes.append(
             subprocess.Popen(
                 [sys.executable, *args],
-                cwd=BASE_DIR,
+                cwd=self.base_dir,
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -62,7 +64,7 @@ class LiveService:
     def manage(self, *args: str, env: dict | None = None) -> None:
         subprocess.run(
             [sys.executable, "manage.py", *args],
-            cwd=BASE_DIR,
+            cwd=self.base_dir,
             env={**self.env, **(env or {})},
             check=True,
             capture_output=True,

@@ -1,7 +1,9 @@
 """The web client (web/, docs/web-client.md) in a real headless Chromium against the whole service
 as `scripts/start` runs it (tests/browser/live.py): a guest opens /, takes a quick match and plays a
 whole deal against bots by clicking cards and buttons, at desktop size in English and at phone size
-(390 × 844) in Chinese; a moderator then steps a reported deal's replay in the admin to its end.
+(390 × 844) in Chinese, asking for a hint and waiting out the deal's end; another guest watches a
+quick match in play; a moderator then steps a reported deal's replay in the admin to its end.
+axe-core checks home, table, final view and replay (WCAG 2.2 AA: no serious or critical violation).
 
 Every page: five seats, no horizontal scrolling on the phone, no console error, no request to
 another origin. Screenshots go to the folder printed at the start (`pytest -s`)."""
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from tests.browser import webclient
 from tests.browser.live import LiveService
@@ -44,12 +47,28 @@ def _open(size):
 )
 def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshots_dir, size, language, name):
     driver = _open(size)
+    checked = language == "en"  # axe-core runs once per page kind, on the English desktop run
     try:
+        if checked:
+            driver.get(f"{service.url}/")
+            webclient.wait(driver, lambda d: d.find_element(By.ID, "guest"))
+            assert webclient.axe_violations(driver) == [], "home (signed out)"
         game_id = webclient.start_quick_match(driver, service.url, language=language)
         webclient.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats .seat")) == 5)
         webclient.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card"))
         webclient.shot(driver, screenshots_dir, f"{name}-table")
         assert webclient.horizontal_overflow(driver) <= 0
+        if checked:
+            assert webclient.axe_violations(driver) == [], "table"
+        # Hint: the server's choice for this seat (GET games/{id}/hint), selected in the hand or
+        # pointed at among the answers.
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "hint"), 60).click()
+        webclient.wait(
+            driver,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.selected")
+            or d.switch_to.active_element.get_attribute("data-action"),
+        )
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith(("Hint", "提示")))
         if language == "zh-hans":
             head = driver.find_element(By.ID, "table-head").text
             # The phase and the buttons in Chinese (config/locale), the rule words as players say them.
@@ -69,6 +88,19 @@ def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshot
         assert len(rows) == 5
         webclient.shot(driver, screenshots_dir, f"{name}-final")
         assert webclient.horizontal_overflow(driver) <= 0
+        if checked:
+            assert webclient.axe_violations(driver) == [], "final"
+        # The deal's end waited out: the next deal's button, or the table's end with its reason and
+        # the way home (docs/web-client.md "The table").
+        webclient.wait(
+            driver, lambda d: d.find_elements(By.ID, "next-deal") or d.find_elements(By.ID, "go-home"), 120
+        )
+        if checked:
+            # A report to the moderators from the final view (POST reports).
+            driver.find_element(By.CSS_SELECTOR, "#report summary").click()
+            Select(driver.find_element(By.ID, "report-reason")).select_by_value("stalling")
+            driver.find_element(By.ID, "report-send").click()
+            webclient.wait(driver, lambda d: "Thank you" in d.find_element(By.ID, "report").text)
 
         # The replay of the deal, stepped to its end from the client.
         driver.find_element(By.ID, "replay-link").click()
@@ -77,6 +109,8 @@ def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshot
         assert len(driver.find_elements(By.CSS_SELECTOR, "#replay .replay-seat")) == 5
         webclient.shot(driver, screenshots_dir, f"{name}-replay")
         assert webclient.horizontal_overflow(driver) <= 0
+        if checked:
+            assert webclient.axe_violations(driver) == [], "replay"
         if language == "zh-hans":
             assert "回放" in driver.find_element(By.TAG_NAME, "main").text
 
@@ -89,6 +123,66 @@ def test_a_guest_plays_a_whole_deal_against_bots_by_clicking(service, screenshot
             # The same finished deal's pages at both sizes in both languages (docs/screenshots).
             webclient.other_views(driver, service.url, game_id, screenshots_dir)
             assert webclient.console_errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_a_guest_finds_a_quick_match_in_play_and_watches_it(service, screenshots_dir):
+    """Spectating (docs/web-client.md): a quick match in play is listed under "Tables in play" (the
+    lobby's `matched=true`), and its table draws for someone who does not sit at it."""
+    player = webclient.api(service.url, "POST", "auth/guest", None, {})["token"]
+    ticket = webclient.api(
+        service.url, "POST", "matchmaking/tickets", player, {"preset": "pagat", "bots": True}
+    )
+    for _ in range(60):
+        ticket = webclient.api(service.url, "GET", f"matchmaking/tickets/{ticket['id']}?wait=5", player)
+        if ticket["status"] != "waiting":
+            break
+    assert ticket["status"] == "matched", ticket
+    driver = _open(webclient.DESKTOP)
+    try:
+        driver.get(f"{service.url}/")
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest")).click()
+        link = f"#playing a[href='/play/{ticket['game']}']"
+        watch = webclient.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, link), 30)
+        watch.click()
+        webclient.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats .seat")) == 5)
+        webclient.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#actions .note"))
+        assert driver.find_elements(By.CSS_SELECTOR, "#hand .card") == []
+        # The deal moves on screen as its events arrive (the player's seat on 托管 plays fast).
+        webclient.api(service.url, "POST", f"games/{ticket['game']}/trustee", player, {"on": True})
+        moved = "#seats .seat-last .card, #final-title"
+        webclient.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, moved), 60)
+        webclient.shot(driver, screenshots_dir, "desktop-en-spectator")
+        assert webclient.console_errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_a_private_table_is_created_and_joined_through_its_invitation_link(service):
+    """Home's "Create a table" (private) shows an invitation link (`/join/<table>#<code>`: the code in
+    the fragment, never sent to the server); a guest who opens it signs in and sits down, and the
+    fifth player's join deals the first deal to the page."""
+    driver = _open(webclient.DESKTOP)
+    try:
+        driver.get(f"{service.url}/")
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest")).click()
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "private-table")).click()
+        driver.find_element(By.ID, "create-table").click()
+        link = webclient.wait(driver, lambda d: d.find_element(By.ID, "invite-link")).get_attribute("value")
+        table_id, code = link.rsplit("/", 1)[1].split("#")
+        assert link.startswith(f"{service.url}/join/") and code
+        # Another guest, in the same browser, opens the link.
+        driver.execute_script("localStorage.removeItem('bh.token')")
+        driver.get(link)
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest")).click()
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Seated"))
+        for _ in range(3):
+            token = webclient.api(service.url, "POST", "auth/guest", None, {})["token"]
+            webclient.api(service.url, "POST", f"tables/{table_id}/join", token, {"code": code})
+        webclient.wait(driver, lambda d: "/play/" in d.current_url, 30)
+        webclient.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats .seat")) == 5)
+        assert webclient.console_errors(driver) == []
     finally:
         driver.quit()
 
@@ -262,3 +356,57 @@ def test_bench_web_client_smoke(service):
     assert figures["view_bytes"] < figures["first_load_bytes"] < bench.FIRST_LOAD_BUDGET
     assert figures["events"] > 0 and figures["busy_ms"] > 0
     assert "KB over the wire" in bench.report(figures)
+
+
+def test_the_client_applies_a_tricks_events_as_the_engine_does(service):
+    """web/static/web/table.js `applyEvent`: whose turn it is after each play and pass, a trick won
+    back by its owner, and 接风 when the owner went out (games/engine/tricks.py `_advance`); an event
+    it does not model asks for the view (False)."""
+    driver = _open(webclient.DESKTOP)
+    try:
+        driver.get(f"{service.url}/")
+        webclient.wait(driver, lambda d: d.find_element(By.ID, "guest"))
+        driver.set_script_timeout(30)
+        turns = driver.execute_async_script(
+            """
+            const done = arguments[arguments.length - 1];
+            import("/static/web/table.js").then(({ applyEvent }) => {
+              const view = { seat: 0, hand: ["9S", "9H", "3C"], counts: [3, 2, 5, 5, 5],
+                places: [null, null, null, null, null], trustee: [false, false, false, false, false],
+                roles: [null, null, null, null, null], emperor: 0, phase: "play", table: null, passed: [],
+                turn: 0, to_act: [0], legal_actions: [{ type: "pass" }] };
+              const seen = [];
+              const step = (type, data) => {
+                const applied = applyEvent(view, type, data);
+                seen.push([type, applied, view.turn, view.table ? view.table.seat : null, view.hand.length]);
+              };
+              step("play", { seat: 0, cards: ["9S", "9H"] });
+              for (const seat of [1, 2, 3, 4]) step("pass", { seat });
+              step("play", { seat: 0, cards: ["3C"] });
+              step("out", { seat: 0, place: 1 });
+              for (const seat of [1, 2, 3, 4]) step("pass", { seat });
+              step("play", { seat: 1, cards: ["4D"] });
+              step("window_opened", { kind: "kick", asked: [1] });
+              done([seen, view.counts, view.places]);
+            });
+            """
+        )
+        seen, counts, places = turns
+        assert seen == [
+            ["play", True, 1, 0, 1],
+            ["pass", True, 2, 0, 1],
+            ["pass", True, 3, 0, 1],
+            ["pass", True, 4, 0, 1],
+            ["pass", True, 0, None, 1],  # back to its owner: seat 0 leads again
+            ["play", True, 1, 0, 0],
+            ["out", True, 1, 0, 0],
+            ["pass", True, 2, 0, 0],
+            ["pass", True, 3, 0, 0],
+            ["pass", True, 4, 0, 0],
+            ["pass", True, 1, None, 0],  # 接风: its owner is out, the next holder after him leads
+            ["play", True, 2, 1, 0],
+            ["window_opened", False, 2, 1, 0],
+        ]
+        assert counts == [0, 1, 5, 5, 5] and places == [1, None, None, None, None]
+    finally:
+        driver.quit()

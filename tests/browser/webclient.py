@@ -235,3 +235,29 @@ def shot(driver, folder: Path, name: str) -> Path:
     path = folder / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+AXE = Path(__file__).resolve().parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+# WCAG 2.2 A and AA (axe-core's tags); axe's own "best practice" rules are not part of it.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+def axe_violations(driver, *, impacts=("serious", "critical")) -> list[dict]:
+    """axe-core (pinned in tests/browser/axe/package-lock.json; scripts/test installs it) run on the
+    page as it is now: the violations of `impacts`, each with its rule id and the nodes it found."""
+    if not driver.execute_script("return !!window.axe"):
+        # Through DevTools, which the page's Content-Security-Policy does not govern.
+        driver.execute_script(AXE.read_text())
+    driver.set_script_timeout(60)
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
+        ".then((r) => done(r.violations),"
+        " (e) => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));",
+        AXE_TAGS,
+    )
+    return [
+        {"id": v["id"], "impact": v["impact"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"]]}
+        for v in result
+        if v["impact"] in impacts
+    ]

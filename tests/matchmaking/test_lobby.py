@@ -38,6 +38,20 @@ def test_the_lobby_lists_only_public_waiting_tables_newest_first(viewer, creator
     assert _ids(viewer.get(f"{LOBBY}?status=playing").json()) == [playing]
 
 
+def test_quick_matches_in_play_are_listed_apart_to_watch(viewer, creator, make_table):
+    """`matched=true` lists the tables the matchmaker filled (docs/client-guide.md §2): a spectator
+    finds a quick match to watch; they never mix with the tables one may join."""
+    quick = make_table()["table"]
+    Table.objects.filter(pk=quick).update(matched=True)
+    created = make_table()["table"]
+    services.table_create(creator=creator, preset="weihai", options={}, private=True)
+    assert _ids(viewer.get(f"{LOBBY}?status=playing&matched=true").json()) == [quick]
+    assert _ids(viewer.get(f"{LOBBY}?status=playing").json()) == [created]
+    assert _ids(viewer.get(f"{LOBBY}?status=playing&matched=false").json()) == [created]
+    assert _ids(viewer.get(f"{LOBBY}?matched=true").json()) == []
+    assert_error(viewer.get(f"{LOBBY}?matched=maybe"), 400, "invalid_request")
+
+
 def test_the_lobby_filters_by_preset(viewer, creator):
     weihai = services.table_create(creator=creator, preset="weihai", options={})
     services.table_create(creator=creator, preset="campus", options={})

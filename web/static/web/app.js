@@ -1,7 +1,7 @@
-// The router: every page is /, /play/<game> or /replay/<game> (web/urls.py); each draws itself from
-// the API. Links inside the client change the page without reloading it.
+// The router: every page is /, /play/<game>, /replay/<game> or /join/<table> (web/urls.py); each
+// draws itself from the API. Links inside the client change the page without reloading it.
 import { auth, get, post } from "./api.js";
-import { homePage } from "./home.js";
+import { homePage, joinPage } from "./home.js";
 import { replayPage } from "./replay.js";
 import { tablePage } from "./table.js";
 import { T, el, fail, say } from "./ui.js";
@@ -45,6 +45,7 @@ function route() {
   let match;
   if ((match = path.match(/^\/play\/(\d+)$/))) current = tablePage(root, Number(match[1]), go);
   else if ((match = path.match(/^\/replay\/(\d+)$/))) current = replayPage(root, Number(match[1]), go);
+  else if ((match = path.match(/^\/join\/(\d+)$/))) current = joinPage(root, Number(match[1]), go);
   else current = homePage(root, go);
   showWho();
 }

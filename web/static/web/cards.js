@@ -1,4 +1,6 @@
-// Cards drawn with CSS and inline SVG (no image files, no fonts needed for the suits).
+// Cards drawn with CSS and inline SVG (no image files, no fonts needed for the suits). No import of
+// ui.js: the admin's replay (matchmaking/static/matchmaking/admin_replay.js) draws cards on a page
+// without the client's strings, and then a card is named in English.
 const SVG = "http://www.w3.org/2000/svg";
 const SUIT_PATHS = {
   S: "M12 2C9 7 3 9.5 3 14a4.3 4.3 0 0 0 7.6 2.7L9 22h6l-1.6-5.3A4.3 4.3 0 0 0 21 14c0-4.5-6-7-9-12Z",
@@ -27,6 +29,29 @@ export function cardLabel(code) {
   return `${RANK_LABEL[code[0]] || code[0]}${SUIT_NAMES[code[1]]}`;
 }
 
+// What a screen reader says for a card: its rank and suit in words ("2 of hearts", "红桃 2"), a
+// joker's name, the guard's star, the called card's 特.
+let strings = null;
+function names() {
+  if (strings === null) {
+    const node = document.getElementById("bh-strings");
+    strings = node ? JSON.parse(node.textContent) : {};
+  }
+  return strings;
+}
+
+export function cardName(code, called = null) {
+  const T = names();
+  let name;
+  if (isJoker(code)) name = `${JOKERS[code]}${code.endsWith("*") ? ` ★ ${T.marked_card || "the guard's card"}` : ""}`;
+  else {
+    name = (T.card_format || "{rank} of {suit}")
+      .replace("{rank}", RANK_LABEL[code[0]] || code[0])
+      .replace("{suit}", T[`suit_${code[1]}`] || SUIT_NAMES[code[1]]);
+  }
+  return called && code === called ? `${name}, ${T.called_card || "the called card"}` : name;
+}
+
 // One card: a <button> when `onClick` is given (your hand), else a plain element.
 export function card(code, { onClick, small = false, called = null } = {}) {
   const element = document.createElement(onClick ? "button" : "span");
@@ -34,6 +59,9 @@ export function card(code, { onClick, small = false, called = null } = {}) {
   if (small) element.classList.add("small");
   element.dataset.code = code;
   element.title = cardLabel(code);
+  element.setAttribute("aria-label", cardName(code, called));
+  // A plain card is an image of a card to assistive technology (a <span> may not carry a name).
+  if (!onClick) element.setAttribute("role", "img");
   if (onClick) {
     element.type = "button";
     element.setAttribute("aria-pressed", "false");

@@ -26,7 +26,13 @@ export function say(message, kind = "info") {
 }
 
 export function fail(error) {
-  say(error && error.message ? error.message : String(error), "error");
+  // A refused field says which field and why (docs/client-guide.md §7: `extra.fields.<name>`).
+  const fields = error && error.extra && error.extra.fields;
+  if (fields && typeof fields === "object") {
+    const said = Object.entries(fields).map(([name, messages]) => `${T[name] || name}: ${[].concat(messages).join(" ")}`);
+    if (said.length) return say(said.join(" · "), "error");
+  }
+  return say(error && error.message ? error.message : String(error), "error");
 }
 
 export const actionName = (type) => T[`action_${type}`] || type;
