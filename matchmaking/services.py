@@ -258,7 +258,10 @@ def table_deal_ended(ended: DealEnded) -> None:
         if closing is not None:
             _table_close(table=table, reason=closing)
             return
-        if ended.void:
+        if table.boards:
+            # docs/tournaments.md: each board is dealt as at every other table of its round.
+            start_seat, context = 0, None
+        elif ended.void:
             start_seat, context = ended.setup.get("start_seat", 0), ended.setup.get("context")
         else:
             start_seat, context = ended.outcome.next_start_seat, ended.outcome
@@ -287,6 +290,9 @@ def _closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     if ended.aborted:
         return TableClosedReason.ABORTED
     if not ended.void and table.deals and table.deals_done >= table.deals:
+        return TableClosedReason.FINISHED
+    # docs/tournaments.md: a board void at this table scores 0 here and is not dealt again.
+    if table.boards and game_selectors.game_count_of_table(table_id=table.pk) >= table.deals:
         return TableClosedReason.FINISHED
     # A void deal is dealt again only to a full table with nobody on trustee, like any next deal.
     seated = Seat.objects.filter(table=table)
