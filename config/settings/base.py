@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "accounts",
     "matchmaking",
     "games",
+    # Tournaments: rounds of tables, Swiss and duplicate boards (docs/tournaments.md).
+    "tournaments",
     # The browser client at / (docs/web-client.md).
     "web",
     # The pages' Content-Security-Policy (CONTENT_SECURITY_POLICY below).
@@ -474,6 +476,15 @@ CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {
     "task": "accounts.webhooks_sweep",
     "schedule": WEBHOOK_SWEEP_SECONDS,
     "options": {"expires": WEBHOOK_SWEEP_SECONDS},
+}
+
+# Tournaments (docs/tournaments.md "Steps"): beat steps every running tournament and every one whose
+# `starts_at` has come this often; a closing tournament table also sends its tournament's step at once.
+TOURNAMENTS_SWEEP_SECONDS = float(os.environ.get("TOURNAMENTS_SWEEP_SECONDS", "10"))
+CELERY_BEAT_SCHEDULE["tournaments-sweep"] = {
+    "task": "tournaments.sweep",
+    "schedule": TOURNAMENTS_SWEEP_SECONDS,
+    "options": {"expires": TOURNAMENTS_SWEEP_SECONDS},
 }
 
 # Personal access tokens (docs/integrations.md): lifetime when `expires_in_days` is not given, and the

@@ -48,6 +48,12 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     # Matchmaking tickets (docs/matchmaking.md): taking one and cancelling it is playing.
     "ticket-create": {"POST": PLAY},
     "ticket-detail": {"DELETE": PLAY},
+    # Tournaments (docs/tournaments.md): creating and starting one is staff's table work; entering
+    # and withdrawing is playing.
+    "tournaments": {"POST": TABLES},
+    "tournament-start": {"POST": TABLES},
+    "tournament-join": {"POST": PLAY},
+    "tournament-leave": {"POST": PLAY},
     "webhooks": {"GET": WEBHOOKS, "POST": WEBHOOKS},
     "webhook-detail": {"GET": WEBHOOKS, "DELETE": WEBHOOKS},
     "webhook-deliveries": {"GET": WEBHOOKS},
