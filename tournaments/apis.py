@@ -13,7 +13,7 @@ from infra.api.schema import error_responses
 from infra.api.serializers import StrictInputSerializer, refuse_body_fields
 from matchmaking.models import TableStatus
 from tournaments import selectors, services
-from tournaments.models import CancelledReason, TournamentFormat, TournamentStatus
+from tournaments.models import CancelledReason, RoundStatus, TournamentFormat, TournamentStatus
 
 _TOURNAMENT_ID = OpenApiParameter("tournament_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
@@ -134,7 +134,7 @@ class BoardOutputSerializer(serializers.Serializer):
 class RoundOutputSerializer(serializers.Serializer):
     tournament = serializers.IntegerField()
     number = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["running", "finished"])
+    status = serializers.ChoiceField(choices=RoundStatus.choices)
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     seeds = serializers.ListField(
@@ -177,6 +177,7 @@ def _staff_only(request) -> None:
 class TournamentCollectionApi(APIView):
     @extend_schema(
         operation_id="tournament_list",
+        summary="List tournaments",
         tags=["tournaments"],
         parameters=[TournamentListQueryInputSerializer],
         responses={
@@ -194,6 +195,7 @@ class TournamentCollectionApi(APIView):
 
     @extend_schema(
         operation_id="tournament_create",
+        summary="Create a tournament (staff)",
         tags=["tournaments"],
         request=TournamentCreateInputSerializer,
         responses={
@@ -223,6 +225,7 @@ class TournamentCollectionApi(APIView):
 class TournamentDetailApi(APIView):
     @extend_schema(
         operation_id="tournament_detail",
+        summary="Read a tournament",
         tags=["tournaments"],
         parameters=[_TOURNAMENT_ID],
         responses={
@@ -257,6 +260,7 @@ class TournamentJoinApi(APIView):
 
     @extend_schema(
         operation_id="tournament_join",
+        summary="Enter a tournament",
         tags=["tournaments"],
         parameters=[_TOURNAMENT_ID],
         request=None,
@@ -276,6 +280,7 @@ class TournamentJoinApi(APIView):
 class TournamentLeaveApi(APIView):
     @extend_schema(
         operation_id="tournament_leave",
+        summary="Leave or withdraw from a tournament",
         tags=["tournaments"],
         parameters=[_TOURNAMENT_ID],
         request=None,
@@ -295,6 +300,7 @@ class TournamentLeaveApi(APIView):
 class TournamentStartApi(APIView):
     @extend_schema(
         operation_id="tournament_start",
+        summary="Start a tournament now (staff)",
         tags=["tournaments"],
         parameters=[_TOURNAMENT_ID],
         request=None,
@@ -314,6 +320,7 @@ class TournamentStartApi(APIView):
 class TournamentStandingsApi(APIView):
     @extend_schema(
         operation_id="tournament_standings",
+        summary="Read a tournament's standings",
         tags=["tournaments"],
         parameters=[_TOURNAMENT_ID],
         responses={
@@ -333,6 +340,7 @@ class TournamentStandingsApi(APIView):
 class TournamentRoundApi(APIView):
     @extend_schema(
         operation_id="tournament_round",
+        summary="Read a round's tables and boards",
         tags=["tournaments"],
         parameters=[_TOURNAMENT_ID, OpenApiParameter("number", OpenApiTypes.INT, OpenApiParameter.PATH)],
         responses={

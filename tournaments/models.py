@@ -87,6 +87,13 @@ class Entry(models.Model):
         return f"entry of {self.user_id} in tournament {self.tournament_id}"
 
 
+class RoundStatus(models.TextChoices):
+    """A round as the API shows it: `finished` once every table of it has closed."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
 class Round(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
     number = models.PositiveSmallIntegerField(help_text="From 1.")

@@ -18,7 +18,7 @@ from games.models import GameStatus
 from infra.api.errors import ApiError, ErrorCode
 from matchmaking.models import Penalty, PenaltyReason, TableStatus
 from tournaments import scoring
-from tournaments.models import Entry, Round, RoundTable, Tournament
+from tournaments.models import Entry, Round, RoundStatus, RoundTable, Tournament
 
 CLOSED = (TableStatus.FINISHED, TableStatus.DISSOLVED)
 NO_SCORES = (0, 0, 0, 0, 0)
@@ -147,7 +147,7 @@ def round_detail(*, tournament: Tournament, round: Round) -> dict:
     return {
         "tournament": tournament.pk,
         "number": round.number,
-        "status": "finished" if over else "running",
+        "status": RoundStatus.FINISHED if over else RoundStatus.RUNNING,
         "started_at": round.started_at,
         "finished_at": round.finished_at,
         "seeds": round.seeds if over and tournament.duplicate else None,

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts import selectors as account_selectors
@@ -159,16 +160,10 @@ def tournament_step(*, tournament_id: int) -> None:
 
 def tournaments_due() -> list[int]:
     """The tournaments a sweep steps: running ones, and registering ones whose start has come."""
-    now = timezone.now()
-    return list(
-        Tournament.objects.filter(status=TournamentStatus.RUNNING)
-        .values_list("pk", flat=True)
-        .union(
-            Tournament.objects.filter(status=TournamentStatus.REGISTERING, starts_at__lte=now).values_list(
-                "pk", flat=True
-            )
-        )
+    due = Q(status=TournamentStatus.RUNNING) | Q(
+        status=TournamentStatus.REGISTERING, starts_at__lte=timezone.now()
     )
+    return list(Tournament.objects.filter(due).order_by("pk").values_list("pk", flat=True))
 
 
 def _cancel(tournament: Tournament, *, reason: str) -> None:

@@ -209,6 +209,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "moderation", "description": "Reports, sanctions and the audit (staff)."},
         {"name": "bots", "description": "Bot accounts of integrators (staff)."},
         {"name": "webhooks", "description": "Signed deliveries of table and game events."},
+        {"name": "tournaments", "description": "Entries, rounds and standings (docs/tournaments.md)."},
     ],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -228,6 +229,8 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
         "TicketStatusEnum": "matchmaking.models.TicketStatus",
+        "TournamentStatusEnum": "tournaments.models.TournamentStatus",
+        "RoundStatusEnum": "tournaments.models.RoundStatus",
         "ReportStatusEnum": "matchmaking.models.ReportStatus",
         "ReportReasonEnum": "matchmaking.models.ReportReason",
         "PenaltyReasonEnum": "matchmaking.models.PenaltyReason",
