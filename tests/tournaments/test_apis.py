@@ -191,3 +191,16 @@ def test_a_closing_table_sends_its_tournaments_step_and_the_last_one_finishes_it
     body = json.loads(message.body)
     assert body["data"]["tournament"] == tournament["id"]
     assert sorted(row["user"] for row in body["data"]["standings"]) == sorted(u.pk for u, _ in entered)
+
+
+def test_a_deleted_account_leaves_its_tournaments(staff, players):
+    registering, running = tournament_create(staff), tournament_create(staff, name="running")
+    entered = players(3)
+    _enter(registering, entered[:1])
+    _enter(running, entered)
+    staff.post(f"/api/v1/tournaments/{running['id']}/start")
+    user, client = entered[0]
+    deleted = client.delete("/api/v1/me", {"password": "correct-horse-9"}, format="json")
+    assert deleted.status_code == 204, deleted.content
+    assert not Entry.objects.filter(tournament_id=registering["id"], user=user).exists()
+    assert Entry.objects.get(tournament_id=running["id"], user=user).withdrawn_at is not None
