@@ -112,9 +112,7 @@ class RoundAdmin(admin.ModelAdmin):
             return (*self.fields, "seeds")
         return self.fields
 
-    def get_readonly_fields(self, request, obj=None):
-        return self.get_fields(request, obj)
-
+    # Rounds are made by the step alone, and a view-only admin page shows every field read-only.
     def has_add_permission(self, request) -> bool:
         return False
 

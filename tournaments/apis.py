@@ -255,66 +255,76 @@ _ACTION_ERRORS = error_responses(
 )
 
 
-class TournamentJoinApi(APIView):
+def _action_schema(operation_id: str, summary: str, description: str):
+    """The schema of a bodiless `POST tournaments/{id}/<action>` answering the tournament."""
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        tags=["tournaments"],
+        parameters=[_TOURNAMENT_ID],
+        request=None,
+        responses={200: TournamentDetailOutputSerializer, **_ACTION_ERRORS},
+        description=description,
+    )
+
+
+class _TournamentActionApi(APIView):
+    """A bodiless action on one tournament, answered with the tournament as the caller sees it."""
+
+    def act(self, request, tournament_id: int):
+        raise NotImplementedError
+
+    def post(self, request, tournament_id: int):
+        refuse_body_fields(request)
+        tournament = self.act(request, tournament_id)
+        return Response(selectors.tournament_detail(tournament=tournament, user=request.user))
+
+
+class TournamentJoinApi(_TournamentActionApi):
     refused_when_queue_banned = True
 
-    @extend_schema(
-        operation_id="tournament_join",
-        summary="Enter a tournament",
-        tags=["tournaments"],
-        parameters=[_TOURNAMENT_ID],
-        request=None,
-        responses={200: TournamentDetailOutputSerializer, **_ACTION_ERRORS},
-        description=(
-            "Enter before the start (`409 tournament_started` after, `409 tournament_full` at "
-            "`max_players`, `409 tournament_closed` once finished or cancelled; a user under a ban or "
-            "a queue ban: `403 banned`). Entering again answers as the first time."
-        ),
+    @_action_schema(
+        "tournament_join",
+        "Enter a tournament",
+        "Enter before the start (`409 tournament_started` after, `409 tournament_full` at "
+        "`max_players`, `409 tournament_closed` once finished or cancelled; a user under a ban or "
+        "a queue ban: `403 banned`). Entering again answers as the first time.",
     )
     def post(self, request, tournament_id: int):
-        refuse_body_fields(request)
-        tournament = services.tournament_join(tournament_id=tournament_id, user=request.user)
-        return Response(selectors.tournament_detail(tournament=tournament, user=request.user))
+        return super().post(request, tournament_id)
+
+    def act(self, request, tournament_id: int):
+        return services.tournament_join(tournament_id=tournament_id, user=request.user)
 
 
-class TournamentLeaveApi(APIView):
-    @extend_schema(
-        operation_id="tournament_leave",
-        summary="Leave or withdraw from a tournament",
-        tags=["tournaments"],
-        parameters=[_TOURNAMENT_ID],
-        request=None,
-        responses={200: TournamentDetailOutputSerializer, **_ACTION_ERRORS},
-        description=(
-            "Before the start the entry is removed. After it the player withdraws: he is not seated "
-            "again nor ranked, and a table he sits at plays on with his seat on 托管 then a bot "
-            "(leaving a running deal costs 40 points, docs/rules.md §5)."
-        ),
+class TournamentLeaveApi(_TournamentActionApi):
+    @_action_schema(
+        "tournament_leave",
+        "Leave or withdraw from a tournament",
+        "Before the start the entry is removed. After it the player withdraws: he is not seated "
+        "again nor ranked, and a table he sits at plays on with his seat on 托管 then a bot "
+        "(leaving a running deal costs 40 points, docs/rules.md §5).",
     )
     def post(self, request, tournament_id: int):
-        refuse_body_fields(request)
-        tournament = services.tournament_leave(tournament_id=tournament_id, user=request.user)
-        return Response(selectors.tournament_detail(tournament=tournament, user=request.user))
+        return super().post(request, tournament_id)
+
+    def act(self, request, tournament_id: int):
+        return services.tournament_leave(tournament_id=tournament_id, user=request.user)
 
 
-class TournamentStartApi(APIView):
-    @extend_schema(
-        operation_id="tournament_start",
-        summary="Start a tournament now (staff)",
-        tags=["tournaments"],
-        parameters=[_TOURNAMENT_ID],
-        request=None,
-        responses={200: TournamentDetailOutputSerializer, **_ACTION_ERRORS},
-        description=(
-            "Staff only: start now (else the server starts it at `starts_at`). With fewer than two "
-            "players entered the tournament is cancelled (`cancelled_reason` `too_few_players`)."
-        ),
+class TournamentStartApi(_TournamentActionApi):
+    @_action_schema(
+        "tournament_start",
+        "Start a tournament now (staff)",
+        "Staff only: start now (else the server starts it at `starts_at`). With fewer than two "
+        "players entered the tournament is cancelled (`cancelled_reason` `too_few_players`).",
     )
     def post(self, request, tournament_id: int):
-        refuse_body_fields(request)
+        return super().post(request, tournament_id)
+
+    def act(self, request, tournament_id: int):
         _staff_only(request)
-        tournament = services.tournament_start(tournament_id=tournament_id)
-        return Response(selectors.tournament_detail(tournament=tournament, user=request.user))
+        return services.tournament_start(tournament_id=tournament_id)
 
 
 class TournamentStandingsApi(APIView):
