@@ -217,8 +217,11 @@ def _round_create(tournament: Tournament, *, number: int) -> None:
         return
     rng = random.Random(secrets.randbits(64))
     groups = _seating(tournament, number=number, players=players, rng=rng)
-    if not groups:  # fewer than five players left and no bots to fill a table
-        _finish(tournament)
+    if not groups:  # fewer than five players and no bots to fill a table
+        if number == 1:
+            _cancel(tournament, reason=CancelledReason.TOO_FEW_PLAYERS)
+        else:
+            _finish(tournament)
         return
     seeds = [secrets.randbits(63) for _ in range(tournament.deals_per_round)] if tournament.duplicate else []
     round = Round.objects.create(tournament=tournament, number=number, seeds=seeds)

@@ -206,8 +206,8 @@ def test_a_deleted_account_leaves_its_tournaments(staff, players):
     assert Entry.objects.get(tournament_id=running["id"], user=user).withdrawn_at is not None
 
 
-def test_without_bots_too_few_players_for_a_table_finish_the_tournament_unplayed(staff, players):
+def test_without_bots_too_few_players_for_a_table_cancel_the_tournament(staff, players):
     tournament = tournament_create(staff, bots_fill=False)
     _enter(tournament, players(3))
     detail = staff.post(f"/api/v1/tournaments/{tournament['id']}/start").json()
-    assert detail["status"] == "finished" and detail["current_round"] == 0
+    assert detail["status"] == "cancelled" and detail["cancelled_reason"] == "too_few_players"
