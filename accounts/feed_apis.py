@@ -27,7 +27,14 @@ from infra.api.schema import (
 )
 from infra.api.serializers import LongPollQueryInputSerializer
 
-FEED_EVENT_TYPES = ("ticket_matched", "deal_started", "your_turn", "sanction")
+FEED_EVENT_TYPES = (
+    "ticket_matched",
+    "deal_started",
+    "your_turn",
+    "sanction",
+    "tournament_round",
+    "tournament_finished",
+)
 
 
 class TicketMatchedEventOutputSerializer(serializers.Serializer):
@@ -85,11 +92,40 @@ class SanctionEventOutputSerializer(serializers.Serializer):
         ref_name = "SanctionEvent"
 
 
+class TournamentRoundEventOutputSerializer(serializers.Serializer):
+    """docs/tournaments.md: a round seated you (before the first deal's own entries)."""
+
+    type = type_field("tournament_round")
+    seq = serializers.IntegerField()
+    tournament = serializers.IntegerField()
+    round = serializers.IntegerField()
+    table = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    game = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TournamentRoundEvent"
+
+
+class TournamentFinishedEventOutputSerializer(serializers.Serializer):
+    type = type_field("tournament_finished")
+    seq = serializers.IntegerField()
+    tournament = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True, help_text="Null: withdrawn or sent off (not ranked).")
+    matchpoints = serializers.IntegerField()
+    score = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TournamentFinishedEvent"
+
+
 FEED_EVENTS = {
     "ticket_matched": TicketMatchedEventOutputSerializer,
     "deal_started": FeedDealStartedEventOutputSerializer,
     "your_turn": YourTurnEventOutputSerializer,
     "sanction": SanctionEventOutputSerializer,
+    "tournament_round": TournamentRoundEventOutputSerializer,
+    "tournament_finished": TournamentFinishedEventOutputSerializer,
 }
 
 
@@ -114,7 +150,8 @@ class MeEventsApi(APIView):
         ],
         description=(
             "Everything addressed to you, in order: `ticket_matched`, `deal_started`, `your_turn`, "
-            "`sanction`. With `Accept: text/event-stream` the same entries come as Server-Sent Events "
+            "`sanction`, `tournament_round`, `tournament_finished`. With `Accept: text/event-stream` "
+            "the same entries come as Server-Sent Events "
             "(`id` = seq, `event` = type, `data` = the entry; reconnect with `Last-Event-ID` or "
             "`after`); the stream ends after EVENTS_SSE_MAX_SECONDS or when you may no longer read "
             "the feed (checked every EVENTS_SSE_CHECK_SECONDS). `after=0` starts from the oldest entry "
