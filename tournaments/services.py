@@ -205,8 +205,10 @@ def _seating(
         ratings = selectors.ratings_of(user_ids=players, preset=tournament.preset)
         order = sorted(players, key=lambda user: (-ratings[user], user))
     else:
-        ranked = [row.user for row in selectors.standings_compute(tournament=tournament)]
-        order = [user for user in ranked if user in set(players)]
+        still_in = set(players)
+        order = [
+            row.user for row in selectors.standings_compute(tournament=tournament) if row.user in still_in
+        ]
     return formats.seat_swiss(order, sizes=sizes, met=selectors.met_of(tournament=tournament))
 
 
@@ -233,7 +235,9 @@ def _round_create(tournament: Tournament, *, number: int) -> None:
 
 def _table_seat(tournament: Tournament, *, round: Round, number: int, seats: list[int | None]) -> None:
     """Seat one table of `round`: `seats` holds user ids by seat, None where a bot sits."""
-    humans = {user.pk: user for user in get_user_model().objects.filter(pk__in=[u for u in seats if u])}
+    humans = {
+        user.pk: user for user in get_user_model().objects.filter(pk__in=[u for u in seats if u is not None])
+    }
     fill = iter(bots.bot_users_take(count=seats.count(None)))
     users = [next(fill) if user is None else humans[user] for user in seats]
     table = table_services.table_create(
