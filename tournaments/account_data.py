@@ -1,5 +1,7 @@
-"""A player's tournament entries when he deletes his account (docs/client-guide.md "Your data"),
+"""A player's tournament entries when he deletes or exports his account (docs/client-guide.md "Your data"),
 subscribed to accounts' hooks (accounts/account_hooks.py) in TournamentsConfig.ready."""
+
+from typing import Any
 
 from django.contrib.auth import get_user_model
 
@@ -19,3 +21,8 @@ def account_erase(*, user_id: int) -> None:
     )
     for tournament_id in open_ones.order_by("tournament_id").values_list("tournament_id", flat=True):
         services.tournament_leave(tournament_id=tournament_id, user=user)
+
+
+def account_export(*, user_id: int) -> dict[str, Any]:
+    """The `tournaments` section of `GET me/export` (its shape: accounts/account_apis.py)."""
+    return {"tournaments": list(Entry.objects.filter(user_id=user_id).order_by("joined_at", "id"))}

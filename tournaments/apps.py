@@ -17,8 +17,10 @@ class TournamentsConfig(AppConfig):
         # A tournament table that closes sends the tournament's step at once (the beat sweep would
         # take it up anyway): matchmaking's deal loop is not touched (docs/tournaments.md "Steps").
         post_save.connect(tasks.table_saved, sender=Table, dispatch_uid="tournaments.table_saved")
-        # A deleted account leaves the tournaments he entered (after matchmaking's hook: his seats).
+        # A deleted account leaves the tournaments he entered (after matchmaking's hook: his seats);
+        # an export lists his entries.
         account_hooks.account_erase_subscribe(account_data.account_erase)
+        account_hooks.account_export_subscribe(account_data.account_export)
         # Start and cancel by staff, joins and withdrawals are model history (accounts/audit.py).
         auditlog.register(Tournament)
         auditlog.register(Entry)

@@ -26,6 +26,7 @@ SECTIONS = {
     "penalties",
     "reports_filed",
     "tickets",
+    "tournaments",
 }
 
 

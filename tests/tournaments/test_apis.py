@@ -193,13 +193,19 @@ def test_a_closing_table_sends_its_tournaments_step_and_the_last_one_finishes_it
     assert sorted(row["user"] for row in body["data"]["standings"]) == sorted(u.pk for u, _ in entered)
 
 
-def test_a_deleted_account_leaves_its_tournaments(staff, players):
+def test_the_export_lists_a_players_entries_and_a_deleted_account_leaves_its_tournaments(
+    staff, players, make_user, make_client
+):
     registering, running = tournament_create(staff), tournament_create(staff, name="running")
-    entered = players(3)
+    user, token = make_user()
+    client = make_client(token)
+    entered = [(user, client), *players(2)]
     _enter(registering, entered[:1])
     _enter(running, entered)
     staff.post(f"/api/v1/tournaments/{running['id']}/start")
-    user, client = entered[0]
+    export = client.get("/api/v1/me/export").json()["tournaments"]
+    assert [row["tournament"] for row in export] == [registering["id"], running["id"]]
+    assert export[1]["withdrawn_at"] is None and export[1]["rank"] is None
     deleted = client.delete("/api/v1/me", {"password": "correct-horse-9"}, format="json")
     assert deleted.status_code == 204, deleted.content
     assert not Entry.objects.filter(tournament_id=registering["id"], user=user).exists()
