@@ -244,6 +244,18 @@ class ExportTicketOutputSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True)
 
 
+class ExportTournamentEntryOutputSerializer(serializers.Serializer):
+    """An entry in a tournament (docs/tournaments.md); its shape is described here, as the others'."""
+
+    tournament = serializers.IntegerField(source="tournament_id")
+    joined_at = serializers.DateTimeField()
+    withdrawn_at = serializers.DateTimeField(allow_null=True)
+    sent_off = serializers.BooleanField()
+    rank = serializers.IntegerField(allow_null=True)
+    matchpoints = serializers.IntegerField()
+    score = serializers.IntegerField()
+
+
 class MeExportOutputSerializer(serializers.Serializer):
     exported_at = serializers.DateTimeField()
     profile = ExportProfileOutputSerializer()
@@ -259,6 +271,7 @@ class MeExportOutputSerializer(serializers.Serializer):
     devices = push_apis.DeviceOutputSerializer(many=True, help_text="Push devices, never their tokens.")
     notifications = push_apis.ExportNotificationsOutputSerializer()
     inbox = push_apis.InboxItemOutputSerializer(many=True, help_text="Oldest first.")
+    tournaments = ExportTournamentEntryOutputSerializer(many=True, help_text="Your tournament entries.")
 
 
 class MeExportApi(APIView):
@@ -276,7 +289,8 @@ class MeExportApi(APIView):
         description=(
             "Everything the server keeps about you, as one JSON document: profile, ratings and "
             "their changes, sanctions, tokens (metadata only), webhooks (without secrets), every "
-            "deal you played (private tables included), penalties, the reports you filed, tickets. "
+            "deal you played (private tables included), penalties, the reports you filed, tickets, "
+            "tournament entries. "
             "Needs the `tokens` scope. Allowed while banned."
         ),
     )

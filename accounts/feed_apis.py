@@ -233,6 +233,33 @@ class TableClosedEventOutputSerializer(serializers.Serializer):
         ref_name = "FeedTableClosedEvent"
 
 
+class TournamentRoundEventOutputSerializer(serializers.Serializer):
+    """docs/tournaments.md: a round seated you (before the first deal's own entries)."""
+
+    type = type_field("tournament_round")
+    seq = serializers.IntegerField()
+    tournament = serializers.IntegerField()
+    round = serializers.IntegerField()
+    table = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    game = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TournamentRoundEvent"
+
+
+class TournamentFinishedEventOutputSerializer(serializers.Serializer):
+    type = type_field("tournament_finished")
+    seq = serializers.IntegerField()
+    tournament = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True, help_text="Null: withdrawn or sent off (not ranked).")
+    matchpoints = serializers.IntegerField()
+    score = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TournamentFinishedEvent"
+
+
 FEED_EVENTS = {
     "ticket_matched": TicketMatchedEventOutputSerializer,
     "ticket_expired": TicketExpiredEventOutputSerializer,
@@ -246,6 +273,8 @@ FEED_EVENTS = {
     "invited": InvitedEventOutputSerializer,
     "deal_over": DealOverEventOutputSerializer,
     "table_closed": TableClosedEventOutputSerializer,
+    "tournament_round": TournamentRoundEventOutputSerializer,
+    "tournament_finished": TournamentFinishedEventOutputSerializer,
 }
 # The entry types, in the schema's FeedEventTypeEnum (config/settings/base.py).
 FEED_EVENT_TYPES = tuple(FEED_EVENTS)

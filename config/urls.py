@@ -16,6 +16,7 @@ api_v1 = [
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),
     path("", include("matchmaking.moderation.urls")),
+    path("", include("tournaments.urls")),
 ]
 
 if settings.BENCH_ENDPOINTS:

@@ -253,6 +253,15 @@ def games_of_table(*, table_id: int) -> list[Game]:
     )
 
 
+def games_of_tables(*, table_ids: list[int]) -> list[Game]:
+    """The deals of many tables, by table then number (a tournament round's results, one query)."""
+    return list(
+        Game.objects.filter(table_id__in=table_ids)
+        .order_by("table_id", "number")
+        .only("id", "number", "status", "final", "table_id", "unscored")
+    )
+
+
 def game_replay_log(*, game: Game) -> list[tuple[int, Any]]:
     """The applied actions, in order, as engine.replay takes them."""
     rows = (

@@ -99,6 +99,15 @@ class Table(models.Model):
     rated = models.BooleanField(
         default=True, help_text="False for a table matched from unrated tickets: its deals are not rated."
     )
+    boards = models.BooleanField(
+        default=False,
+        db_default=False,  # as bot_level: a previous release's processes insert tables without it
+        help_text=(
+            "Duplicate boards (docs/tournaments.md): every deal starts at seat 0 with no tribute or "
+            "start-seat carry-over, a void deal is not dealt again, and the table closes once it has "
+            "dealt `deals` deals."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -340,7 +340,13 @@ def tables_deals_sweep(*, grace: float | None = None, limit: int = 100) -> int:
 def _deals_deal(*, table: Table, after: DealEnded | None, feed_first: Any = None) -> None:
     """Deal until a deal is not void, or the table has had MAX_VOID_REDEALS void deals in a row."""
     while True:
-        if after is None:
+        if table.boards and game_selectors.game_count_of_table(table_id=table.pk) >= table.deals:
+            # docs/tournaments.md: every board dealt (a void one scores 0 and is not dealt again).
+            _table_close(table=table, reason=TableClosedReason.FINISHED)
+            return
+        if after is None or table.boards:
+            # The first deal, and every board (docs/tournaments.md: each is dealt as at every other
+            # table of its round, with no start seat or tribute carried over).
             start_seat, context = 0, None
         elif after.void:
             start_seat, context = after.setup.get("start_seat", 0), after.setup.get("context")
@@ -395,6 +401,9 @@ def _deal_closing_reason(*, table: Table, ended: DealEnded) -> str | None:
     if ended.aborted:
         return TableClosedReason.ABORTED
     if not ended.void and table.deals and table.deals_done >= table.deals:
+        return TableClosedReason.FINISHED
+    # docs/tournaments.md: a board void at this table scores 0 here and is not dealt again.
+    if table.boards and game_selectors.game_count_of_table(table_id=table.pk) >= table.deals:
         return TableClosedReason.FINISHED
     closing = _seating_closing_reason(table=table)
     if closing is not None:

@@ -13,6 +13,7 @@ class WebhookEvent(models.TextChoices):
     GAME_OVER = "game.over"
     TABLE_CLOSED = "table.closed"
     RATING_CHANGED = "rating.changed"
+    TOURNAMENT_FINISHED = "tournament.finished"
 
 
 class Webhook(models.Model):

@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "accounts.push",
     "matchmaking",
     "games",
+    # Tournaments: rounds of tables, Swiss and duplicate boards (docs/tournaments.md).
+    "tournaments",
     # The browser client at / (docs/web-client.md).
     "web",
     # The pages' Content-Security-Policy (CONTENT_SECURITY_POLICY below).
@@ -232,6 +234,7 @@ SPECTACULAR_SETTINGS = {
             "name": "notifications",
             "description": "Devices for push, preferences and the inbox (docs/notifications.md).",
         },
+        {"name": "tournaments", "description": "Entries, rounds and standings (docs/tournaments.md)."},
     ],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -250,6 +253,8 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": "games.models.GameStatus",
         "TableStatusEnum": "matchmaking.models.TableStatus",
         "TicketStatusEnum": "matchmaking.models.TicketStatus",
+        "TournamentStatusEnum": "tournaments.models.TournamentStatus",
+        "RoundStatusEnum": "tournaments.models.RoundStatus",
         "ReportStatusEnum": "matchmaking.models.ReportStatus",
         "ReportReasonEnum": "matchmaking.models.ReportReason",
         "PenaltyReasonEnum": "matchmaking.models.PenaltyReason",
@@ -534,6 +539,15 @@ CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {
     "task": "accounts.webhooks_sweep",
     "schedule": WEBHOOK_SWEEP_SECONDS,
     "options": {"expires": WEBHOOK_SWEEP_SECONDS},
+}
+
+# Tournaments (docs/tournaments.md "Steps"): beat steps every running tournament and every one whose
+# `starts_at` has come this often; a closing tournament table also sends its tournament's step at once.
+TOURNAMENTS_SWEEP_SECONDS = float(os.environ.get("TOURNAMENTS_SWEEP_SECONDS", "10"))
+CELERY_BEAT_SCHEDULE["tournaments-sweep"] = {
+    "task": "tournaments.sweep",
+    "schedule": TOURNAMENTS_SWEEP_SECONDS,
+    "options": {"expires": TOURNAMENTS_SWEEP_SECONDS},
 }
 
 # Personal access tokens (docs/integrations.md): lifetime when `expires_in_days` is not given, and the

@@ -56,6 +56,12 @@ ENDPOINT_SCOPES: dict[str, dict[str, object]] = {
     "me-device-detail": {"DELETE": PLAY},
     "me-notifications": {"PATCH": PLAY},
     "me-inbox-read": {"POST": PLAY},
+    # Tournaments (docs/tournaments.md): creating and starting one is staff's table work; entering
+    # and withdrawing is playing.
+    "tournaments": {"POST": TABLES},
+    "tournament-start": {"POST": TABLES},
+    "tournament-join": {"POST": PLAY},
+    "tournament-leave": {"POST": PLAY},
     "webhooks": {"GET": WEBHOOKS, "POST": WEBHOOKS},
     "webhook-detail": {"GET": WEBHOOKS, "DELETE": WEBHOOKS},
     "webhook-deliveries": {"GET": WEBHOOKS},

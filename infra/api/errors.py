@@ -41,6 +41,9 @@ class ErrorCode(models.TextChoices):
     FEED_CURSOR_AHEAD = "feed_cursor_ahead"
     FEED_CURSOR_EXPIRED = "feed_cursor_expired"
     UPGRADE_REQUIRED = "upgrade_required"
+    TOURNAMENT_STARTED = "tournament_started"
+    TOURNAMENT_FULL = "tournament_full"
+    TOURNAMENT_CLOSED = "tournament_closed"
 
 
 # The HTTP status of every code; an engine code not listed here is a rule violation (422).
@@ -81,6 +84,9 @@ STATUS_OF_CODE: dict[str, int] = {
     ErrorCode.FEED_CURSOR_AHEAD: status.HTTP_409_CONFLICT,
     ErrorCode.FEED_CURSOR_EXPIRED: status.HTTP_410_GONE,
     ErrorCode.UPGRADE_REQUIRED: status.HTTP_426_UPGRADE_REQUIRED,
+    ErrorCode.TOURNAMENT_STARTED: status.HTTP_409_CONFLICT,
+    ErrorCode.TOURNAMENT_FULL: status.HTTP_409_CONFLICT,
+    ErrorCode.TOURNAMENT_CLOSED: status.HTTP_409_CONFLICT,
 }
 
 

@@ -29,6 +29,7 @@ SECTIONS = {
     "devices",
     "notifications",
     "inbox",
+    "tournaments",
 }
 
 

@@ -23,6 +23,10 @@ TINY = {
     "engine_selfplay.py": (["--seconds", "0.1", "--rounds", "1"], "decisions/s"),
     "bot_strength.py": (["--deals", "2", "--presets", "weihai", "--processes", "1"], "weihai"),
     "matcher.py": (["--sizes", "5", "--plan", "20"], "planning alone"),
+    "tournament.py": (
+        ["--players", "7", "--rounds", "1", "--boards", "1", "--baseline-tables", "1"],
+        "standings recomputed from the final views: equal",
+    ),
     "ops_overhead.py": (["--requests", "5", "--rounds", "1"], "/readyz"),
     "move_costs.py": (["--moves", "3", "--redis-db", REDIS_DB], "SQL"),
     "push.py": (["--moves", "3", "--devices", "1", "--pushes", "3", "--redis-db", REDIS_DB], "pushes/s"),
@@ -70,6 +74,7 @@ def bench_env():
         **os.environ,
         "DATABASE_URL": database,
         "MATCHER_BENCH_DATABASE_URL": database,
+        "TOURNAMENT_BENCH_DATABASE_URL": database,
         "TIMER_BENCH_DATABASE_URL": database,
         "REDIS_URL": redis_url,
         "CELERY_BROKER_URL": redis_url,

@@ -90,3 +90,19 @@ def test_a_void_deal_is_not_dealt_again_to_a_table_with_an_empty_seat(make_table
     # (A table of deals=0 plays until someone leaves: then it has finished, not been cut short.)
     assert table.status == TableStatus.FINISHED and table.closed_reason == "player_left"
     assert Game.objects.filter(table=table).count() == 1
+
+
+def test_a_boards_table_deals_each_board_afresh_and_does_not_redeal_a_void_one(make_table):
+    """docs/tournaments.md: a duplicate board starts at seat 0 with no tribute or start-seat carried over
+    from the previous board, and a board void at this table scores 0 and is not dealt again."""
+    setup = make_table(deals=2, setups=[{"seed": 101}, {"seed": 202}])
+    Table.objects.filter(pk=setup["table"]).update(boards=True)
+    first = play_deal(setup["clients"], setup["game"], random.Random(21))
+    assert first.status == GameStatus.OVER
+    second = Game.objects.get(table_id=setup["table"], number=1)
+    assert second.setup["seed"] == 202
+    assert second.setup["start_seat"] == 0 and second.setup["context"] is None
+    _end_as_void(second)
+    table = Table.objects.get(pk=setup["table"])
+    assert table.status == TableStatus.FINISHED and table.closed_reason == "finished"
+    assert Game.objects.filter(table=table).count() == 2 and table.deals_done == 1
