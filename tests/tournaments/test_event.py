@@ -9,15 +9,17 @@ from tournaments.models import RoundTable
 pytestmark = pytest.mark.django_db
 
 
-def _feed(client) -> list[dict]:
-    """The player's tournament entries, every page of his feed read."""
-    entries, after = [], 0
+def _feed(client, after: int) -> tuple[list[dict], int]:
+    """The player's tournament entries after `after`, every page of his feed read; and the cursor to
+    read on from. Read as a client follows its feed, round by round: a feed keeps its newest 500
+    entries, which two rounds of deals may outgrow."""
+    entries = []
     while True:
         response = client.get("/api/v1/me/events", {"after": after})
         assert response.status_code == 200
         body = response.json()
         if not body["events"]:
-            return [event for event in entries if event["type"].startswith("tournament_")]
+            return [event for event in entries if event["type"].startswith("tournament_")], after
         entries += body["events"]
         after = body["last_seq"]
 
@@ -37,8 +39,16 @@ def test_seven_guests_play_a_duplicate_swiss_event_to_its_standings(make_client,
     assert staff.post(f"{url}/start").status_code == 200
     statuses.append(staff.get(url).json()["status"])
 
+    followed = {user: ([], 0) for user in clients}
+
+    def follow() -> None:
+        for user, client in clients.items():
+            entries, after = _feed(client, followed[user][1])
+            followed[user] = (followed[user][0] + entries, after)
+
     for number in (1, 2):
         rows = current_tables(tournament["id"])
+        follow()
         # Seven players: tables of 4 and 3 players, the rest bots (never more than three a table).
         assert sorted(sum(not bot for bot in row.bots) for row in rows) == [3, 4]
         round_play(tournament["id"], clients)
@@ -55,6 +65,7 @@ def test_seven_guests_play_a_duplicate_swiss_event_to_its_standings(make_client,
             assert hands[0] == hands[1]
     statuses.append(staff.get(url).json()["status"])
     assert statuses == ["registering", "running", "finished"]
+    follow()
 
     # Matchpoints recomputed from the boards' scores equal the served standings.
     results = []
@@ -79,8 +90,8 @@ def test_seven_guests_play_a_duplicate_swiss_event_to_its_standings(make_client,
 
     # Each player's feed: his table and seat each round, then his rank, in order.
     ranks = {row["user"]: row["rank"] for row in standings["results"]}
-    for user, client in clients.items():
-        entries = _feed(client)
+    for user in clients:
+        entries = followed[user][0]
         assert [entry["type"] for entry in entries] == [
             "tournament_round",
             "tournament_round",
