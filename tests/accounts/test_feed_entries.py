@@ -199,7 +199,8 @@ def test_no_feed_entry_of_a_deal_reaches_another_seat_or_carries_hidden_informat
     """A whole deal with every kind of seat entry (moves, a timeout, 托管 on and off by request, a
     seat that leaves): each user's feed, scanned as the deal's views are (another seat's cards, the
     seed), speaks only of his own seat, with the fields the schema declares and nothing else."""
-    setup = make_table(setups=[{"seed": 7314159265}])  # long: never part of a timestamp
+    # One deal: the next deal's entries (its own game) are not this scan's.
+    setup = make_table(setups=[{"seed": 7314159265}], deals=1)  # long seed: never part of a timestamp
     game_id = setup["game"]
     _, spectator_token = make_user()
     tokens = {**dict(enumerate(setup["tokens"])), None: spectator_token}

@@ -110,15 +110,17 @@ def test_a_player_away_past_the_return_time_dissolves_a_table_without_bots(make_
         assert client.get("/api/v1/me/active").json()["tables"] == []
 
 
-def test_the_players_own_action_takes_his_seat_off_trustee_even_when_it_is_refused(make_table):
+@pytest.mark.parametrize("headers", [{}, {"HTTP_IDEMPOTENCY_KEY": "back-1"}], ids=["", "with a key"])
+def test_the_players_own_action_takes_his_seat_off_trustee_even_when_it_is_refused(make_table, headers):
     setup = make_table()
     assert set_trustee(setup, 0, True).status_code == 200
     game = Game.objects.get(pk=setup["game"])
     state = selectors.game_state(game=game)
     assert 0 not in engine.to_act(state), "托管 answers his prompts at once"
-    # Whatever he sends, his seat is his again; the action itself is judged as any other.
+    # Whatever he sends, his seat is his again; the action itself is judged as any other. With an
+    # Idempotency-Key too: the key's transaction keeps what the refused request committed.
     response = setup["clients"][0].post(
-        f"/api/v1/games/{game.pk}/actions", {"type": "pass"}, format="json"
+        f"/api/v1/games/{game.pk}/actions", {"type": "pass"}, format="json", **headers
     )
     assert response.status_code == 409 and response.json()["code"] == "wrong_phase", response.json()
     game.refresh_from_db()

@@ -24,6 +24,9 @@ from matchmaking.models import Ticket
 from tests.ops.test_deployment import _call, deployment  # noqa: F401 - the fixture, used by name
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery_worker]
+# A move's refusals that mean only "too late" (docs/client-guide.md §3): the deal moved on, or ended
+# (a moderator's abort), after the `your_turn` that asked for it.
+OVERTAKEN = {"stale_version", "game_over", "not_your_turn"}
 
 
 @dataclass
@@ -37,9 +40,13 @@ class FeedClient:
     requests: list[str] = field(default_factory=list)
     unread: list[dict] = field(default_factory=list)
 
-    def call(self, method: str, path: str, body=None) -> dict:
+    def call(self, method: str, path: str, body=None, *, overtaken: bool = False) -> dict | None:
+        """`overtaken`: a move answered `409` because the deal moved on or ended before it arrived (a
+        later entry says what happened) is None, as a client that reads on treats it."""
         self.requests.append(f"{method} {path.split('?')[0]}")
         status, _, answer = _call(self.port, method, f"/api/v1/{path}", token=self.token, body=body)
+        if overtaken and status == 409 and json.loads(answer)["code"] in OVERTAKEN:
+            return None
         assert status in (200, 201), (method, path, status, answer[:300])
         return json.loads(answer)
 
@@ -100,14 +107,17 @@ class Player:
                 return
             action = self.rng.choice(entry["legal_actions"])
             answer = {k: v for k, v in action.items() if v not in (None, [])}
-            self.client.call(
-                "POST", f"games/{self.game}/actions", {**answer, "expected_version": entry["version"]}
+            moved = self.client.call(
+                "POST",
+                f"games/{self.game}/actions",
+                {**answer, "expected_version": entry["version"]},
+                overtaken=True,
             )
-            self.answered += 1
+            self.answered += moved is not None
         elif kind in ("timeout", "trustee", "prompt_closed") and entry.get("by") != "you":
             self.timed_out.append(entry)
             if kind == "trustee" and entry["on"] and not entry["locked"]:
-                self.client.call("POST", f"games/{self.game}/trustee", {"on": False})
+                self.client.call("POST", f"games/{self.game}/trustee", {"on": False}, overtaken=True)
 
     seat: int = -1
 
