@@ -60,6 +60,19 @@ KINDS: dict[str, Kind] = {
         high=True,
         inbox=True,
     ),
+    "tournament_round": Kind(
+        title=_("Tournament round"),
+        body=_("A new round seated you: take your seat."),
+        fields=("tournament", "round", "table", "seat", "game"),
+        high=True,
+    ),
+    "tournament_finished": Kind(
+        title=_("Tournament over"),
+        body=_("A tournament you entered has ended: see the standings."),
+        fields=("tournament",),
+        high=False,
+        inbox=True,
+    ),
     "sanction": Kind(
         title=_("Moderation"),
         body=_("A moderator acted on your account."),

@@ -81,6 +81,26 @@ def test_your_turn_carries_ids_only_and_collapses_per_game(
     assert received.headers["topic"] == "game-41" and received.headers["urgency"] == "high"
 
 
+def test_a_tournament_round_and_its_end_reach_the_phone_and_the_end_lands_in_the_inbox(
+    webpush_service, make_user, make_client, django_capture_on_commit_callbacks
+):
+    user, token = make_user()
+    browser = webpush_service.browser()
+    _device(make_client, token, browser, locale="zh-Hans")
+    seated = {"tournament": 3, "round": 2, "table": 8, "seat": 4, "game": 90}
+    capture = django_capture_on_commit_callbacks
+    first = _append(capture, user_id=user.pk, type="tournament_round", data=seated)
+    result = {"tournament": 3, "rank": 1, "matchpoints": 12, "score": 40}
+    last = _append(capture, user_id=user.pk, type="tournament_finished", data=result)
+    run_queued_tasks()
+    assert [(m["title"], m["data"]) for m in webpush_service.delivered(browser)] == [
+        ("比赛新一轮", {"type": "tournament_round", "seq": first, **seated}),
+        ("比赛结束", {"type": "tournament_finished", "seq": last, "tournament": 3}),  # the rank: in the app
+    ]
+    inbox = make_client(token).get("/api/v1/me/inbox").json()
+    assert [item["type"] for item in inbox["items"]] == ["tournament_finished"]
+
+
 def test_a_kind_not_pushed_and_a_kind_turned_off_send_nothing(
     webpush_service, make_user, make_client, django_capture_on_commit_callbacks
 ):
