@@ -26,7 +26,8 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
-from support import django_in_process, in_process_urls  # bench/support.py (found beside this script)
+# bench/support.py (found beside this script)
+from support import django_in_process, in_process_urls, random_move
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -140,15 +141,7 @@ def main() -> None:
         state = engine.new_deal(rules, seed=seed, start_seat=0, context=None)
         seqs: list[int] = []
         while state.phase not in ("over", "void") and len(seqs) != args.max_moves:
-            seat = engine.to_act(state)[0]
-            legal = engine.legal_actions(state, seat)
-            plays = [a for a in legal if a.type == "play"]
-            action = rng.choice(plays) if plays and rng.random() < 0.8 else rng.choice(legal)
-            payload = {"type": action.type}
-            if action.cards:
-                payload["cards"] = list(action.cards)
-            if action.card is not None:
-                payload["card"] = action.card
+            seat, action, payload = random_move(state, rng)
             follower = (seat + 1) % 5
             for side, game in zip(sides, games, strict=True):
                 path = f"/api/v1/games/{game}"
