@@ -59,8 +59,12 @@ def make_bots(count: int, tag: str) -> list:
 def play_tables(table_ids: list[int]) -> int:
     """Drive every deal of these tables to the tables' close, bots acting as their task does; returns
     the deals played."""
+    from django.utils import timezone
+
     from games import services
     from games.models import Game, GameStatus
+    from matchmaking import services as table_services
+    from matchmaking.models import Table
 
     deals = 0
     running = set(table_ids)
@@ -78,6 +82,11 @@ def play_tables(table_ids: list[int]) -> int:
                     break
                 if not services.game_bots_act(game_id=game_id, version=version):
                     raise SystemExit(f"game {game_id}: no bot prompted at version {version}")
+            # The table's steps after the deal, as the worker runs them (docs/architecture.md "The end
+            # of a deal"), the pause between deals skipped: no bot reads a result.
+            table_services.table_deal_end(game_id=game_id)
+            Table.objects.filter(pk=table_id, next_deal_at__isnull=False).update(next_deal_at=timezone.now())
+            table_services.table_deal_next(table_id=table_id)
             deals += 1
             running.add(table_id)
     return deals

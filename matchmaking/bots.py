@@ -6,6 +6,7 @@ one open table at a time, so every table gets distinct bots.
 """
 
 import secrets
+from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
 
@@ -20,8 +21,9 @@ def bot_user_create() -> object:
     return user
 
 
-def bot_users_take(*, count: int) -> list:
-    """`count` distinct bots seated at no open table, locked for the caller's transaction.
+def bot_users_take(*, count: int, exclude: Iterable[int] = ()) -> list:
+    """`count` distinct bots seated at no open table and not among `exclude` (users the caller seats
+    itself: a tournament's entrants may be bot accounts), locked for the caller's transaction.
 
     `skip_locked`: a bot another matcher run is seating right now is not free, and waiting for it
     would only serialise the runs. Missing bots are created.
@@ -34,6 +36,7 @@ def bot_users_take(*, count: int) -> list:
         .objects.select_for_update(skip_locked=True)
         .filter(is_bot=True)
         .exclude(pk__in=busy)
+        .exclude(pk__in=list(exclude))
         .order_by("pk")[:count]
     )
     while len(free) < count:

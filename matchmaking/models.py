@@ -2,6 +2,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Value
 
 
 class TableStatus(models.TextChoices):
@@ -70,7 +71,11 @@ class Table(models.Model):
     # before the first deal and once the table is closed.
     next_deal_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # By seat: until when a seat found on 托管 at a deal's end may come back (an ISO time), or null.
-    return_by = models.JSONField(default=list, blank=True)
+    # db_default: a row inserted by code that predates the field (a rolling deploy's old web role;
+    # bench/api_moves.py's baseline server on the same database) gets an empty list, not an error.
+    return_by = models.JSONField(
+        default=list, db_default=Value([], output_field=models.JSONField()), blank=True
+    )
     deals = models.PositiveIntegerField(help_text="Deals to play; 0: until a player leaves.")
     private = models.BooleanField(default=False)
     # Staff-only fixed deals (hands or seeds), used in order for the table's successive deals.

@@ -230,15 +230,20 @@ def _round_create(tournament: Tournament, *, number: int) -> None:
     tournament.current_round = number
     tournament.save(update_fields=["current_round"])
     for index, group in enumerate(groups, start=1):
-        _table_seat(tournament, round=round, number=index, seats=formats.seats_shuffle(group, rng=rng))
+        seats = formats.seats_shuffle(group, rng=rng)
+        _table_seat(tournament, round=round, number=index, seats=seats, entrants=players)
 
 
-def _table_seat(tournament: Tournament, *, round: Round, number: int, seats: list[int | None]) -> None:
-    """Seat one table of `round`: `seats` holds user ids by seat, None where a bot sits."""
+def _table_seat(
+    tournament: Tournament, *, round: Round, number: int, seats: list[int | None], entrants: list[int]
+) -> None:
+    """Seat one table of `round`: `seats` holds user ids by seat, None where a bot sits. The bots that
+    fill it are none of the round's `entrants` (an entrant may be a bot account: bench/tournament.py's
+    are), who sit at their own tables."""
     humans = {
         user.pk: user for user in get_user_model().objects.filter(pk__in=[u for u in seats if u is not None])
     }
-    fill = iter(bots.bot_users_take(count=seats.count(None)))
+    fill = iter(bots.bot_users_take(count=seats.count(None), exclude=entrants))
     users = [next(fill) if user is None else humans[user] for user in seats]
     table = table_services.table_create(
         creator=tournament.created_by,

@@ -13,6 +13,7 @@ from accounts.models import ModerationAction, Sanction, User
 from games.models import Game
 from matchmaking.models import Report, Table
 from tests.api.playing import play_deal
+from tests.conftest import deal_end_steps
 from tests.moderation.helpers import GUARDS_PASS_SETUP, moderators_group, play_a_guards_pass
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -101,6 +102,9 @@ def test_moderator_sanctions_from_a_report_aborts_a_deal_and_reads_the_audit(
     assert "done for 1 of 1" in browser.page_source
     game = Game.objects.get(pk=setup["game"])
     assert game.status == "aborted" and game.unscored
+    # The table takes the aborted deal in its step after the commit (docs/architecture.md "The end
+    # of a deal"), which the worker runs; here the test runs it.
+    deal_end_steps()
     assert Table.objects.get(pk=setup["table"]).status == "dissolved"
 
     # Both in the audit log, which shows but cannot be edited.

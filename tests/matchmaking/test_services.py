@@ -65,7 +65,9 @@ def test_a_table_stops_redealing_after_the_void_limit_and_says_why(make_table, m
     """Issue 8 defect 3: at MAX_VOID_REDEALS void deals in a row the table used to stay `playing`
     with no running deal; now it closes, dissolved, with the reason in its status and its events."""
     monkeypatch.setattr(services, "MAX_VOID_REDEALS", 2)
-    setup = make_table(preset="wuren")
+    # Fixed seeds that deal an emperor: the first redeal is not void at dealing by chance (a random
+    # seed is, about once in 700 wuren deals), so only the deals this test ends void count.
+    setup = make_table(preset="wuren", setups=[{"seed": 1}, {"seed": 2}, {"seed": 3}])
     _end_as_void(Game.objects.get(pk=setup["game"]))
     table = Table.objects.get(pk=setup["table"])
     assert table.status == TableStatus.PLAYING, "one void deal is simply dealt again"
