@@ -225,6 +225,19 @@ def _check_listing(name, state, seat):
     assert listed - accepted == set(), f"listed but refused: {sorted(listed - accepted)}"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="an open engine defect found by exploring (2026-12-06): in this campus playout "
+    "legal_actions lists plays of nine to twelve 4s (with 4C/4S codes, some with BJ*) that "
+    "apply_action refuses",
+)
+def test_a_campus_playout_lists_only_plays_apply_action_accepts():
+    test_every_play_apply_action_accepts_is_listed_up_to_interchangeable_codes.hypothesis.inner_test(
+        name="campus", seed=2034831019
+    )
+
+
 @pytest.mark.parametrize("name", PRESET_NAMES)
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
