@@ -32,6 +32,7 @@ ACTION_TERMS = {
 _PUBLIC_KEYS = (
     "phase",
     "counts",
+    "card_counts",
     "roles",
     "emperor",
     "table",

@@ -10,7 +10,11 @@ from rest_framework.views import APIView
 
 from games import replay, selectors
 from games.models import GameStatus
-from games.view_serializers import GameActionOutputSerializer, GameTablePlayOutputSerializer
+from games.view_serializers import (
+    GameActionOutputSerializer,
+    GameCardCountOutputSerializer,
+    GameTablePlayOutputSerializer,
+)
 from infra.api.errors import ApiError, ErrorCode
 from infra.api.schema import error_responses
 
@@ -18,6 +22,7 @@ from infra.api.schema import error_responses
 class ReplaySnapshotSerializer(serializers.Serializer):
     phase = serializers.CharField()
     counts = serializers.ListField(child=serializers.JSONField())
+    card_counts = GameCardCountOutputSerializer(many=True, help_text="Cards held, by seat, with one type.")
     roles = serializers.ListField(child=serializers.CharField(allow_null=True))
     emperor = serializers.IntegerField(allow_null=True)
     table = GameTablePlayOutputSerializer(allow_null=True)

@@ -34,6 +34,18 @@ class SeatCountField(serializers.JSONField):
     """A seat's card count: a number, or `">10"` where the preset hides larger counts (laowang)."""
 
 
+class GameCardCountOutputSerializer(serializers.Serializer):
+    """A seat's card count with one type; `counts` says the same in the form clients of 1.0 read."""
+
+    at_least = serializers.IntegerField(
+        min_value=0, help_text="The count where `exact`; else the smallest count it may be (laowang: 11)."
+    )
+    exact = serializers.BooleanField(help_text="False where the preset hides the count (laowang, above ten).")
+
+    class Meta:
+        ref_name = "GameCardCount"
+
+
 class GameActionOutputSerializer(serializers.Serializer):
     """An action as the engine writes it: in `legal_actions`, and in the final view's `actions`."""
 
@@ -139,7 +151,12 @@ class _PublicFieldsSerializer(_GameFieldsSerializer):
     options = GameOptionsOutputSerializer()
     phase = serializers.ChoiceField(choices=PHASES)
     start_seat = serializers.IntegerField(help_text="The seat that led (or was first asked) this deal.")
-    counts = serializers.ListField(child=SeatCountField(), help_text="Cards held, by seat.")
+    counts = serializers.ListField(
+        child=SeatCountField(),
+        help_text="Cards held, by seat: a number, or a string such as `\">10\"` where the preset hides it. "
+        "Kept for existing clients; `card_counts` says the same with one type.",
+    )
+    card_counts = GameCardCountOutputSerializer(many=True, help_text="Cards held, by seat, with one type.")
     roles = serializers.ListField(
         child=serializers.ChoiceField(choices=SEAT_ROLES, allow_null=True),
         help_text="Roles by seat as this viewpoint knows them; null: not known to you.",

@@ -55,6 +55,18 @@ def _counts(state: State) -> list:
     return [n if n <= limit else f">{limit}" for n in counts]
 
 
+def _card_counts(state: State) -> list[dict]:
+    """`counts` with one type (docs/client-guide.md §3): `at_least` is the count itself where it is
+    shown (`exact`), the first hidden number where the preset hides it (laowang: 11 for ">10")."""
+    limit = state.rules.hide_counts_above
+    counts = [len(h) for h in state.hands]
+    return [
+        {"at_least": n, "exact": True} if limit is None or n <= limit
+        else {"at_least": limit + 1, "exact": False}
+        for n in counts
+    ]
+
+
 def _public_fields(state: State, roles: list) -> dict:
     table = state.table
     window = state.window
@@ -67,6 +79,7 @@ def _public_fields(state: State, roles: list) -> dict:
         "phase": str(state.phase),
         "start_seat": state.start_seat,
         "counts": _counts(state),
+        "card_counts": _card_counts(state),
         "roles": roles,
         "emperor": state.emperor,
         "candidate": state.candidate,
@@ -150,4 +163,5 @@ def _everything(state: State) -> dict:
     view["seed"] = state.seed
     view["actions"] = [[seat, action.to_dict()] for seat, action in state.log]
     view["counts"] = [len(h) for h in state.hands]
+    view["card_counts"] = [{"at_least": len(h), "exact": True} for h in state.hands]
     return view

@@ -90,6 +90,10 @@ def test_s36_laowang_exact_counts_from_10_down():
     hands = ["AH KH", "BJ QH", "SJ* 9H", "9C JH", "8S KS 8D 8C 7S 7H 7C 7D 9S 9D 9C"]
     state = deal("laowang", hands, candidate=0)
     assert pview(state)["counts"] == [2, 2, 2, 2, ">10"]
+    # The same with one type (docs/client-guide.md §3): the hidden count is "at least 11".
+    shown, hidden = {"at_least": 2, "exact": True}, {"at_least": 11, "exact": False}
+    assert pview(state)["card_counts"] == [shown] * 4 + [hidden]
+    assert sview(state, 4)["card_counts"][4] == {"at_least": 11, "exact": False}
 
 
 def test_s1_guard_revealed_by_playing_SJ_star_no_double_no_window():
