@@ -43,13 +43,13 @@ async def _eventually(check, timeout: float = 15.0) -> bool:
 def _count_subscribes(hub) -> list[tuple[str, ...]]:
     """The channels of each SUBSCRIBE the hub sends from now on (on its current connection)."""
     sent = []
-    original = hub._pubsub.subscribe
+    original = hub.connection.pubsub.subscribe
 
     async def counting(*channels):
         sent.append(channels)
         return await original(*channels)
 
-    hub._pubsub.subscribe = counting
+    hub.connection.pubsub.subscribe = counting
     return sent
 
 
@@ -107,7 +107,7 @@ def test_a_lost_connection_wakes_the_waiters_and_the_next_one_reconnects():
     async def scenario():
         async with subscriptions.Waiter(channel="t:lost") as waiter:
             hub = subscriptions._hub()
-            await hub._pubsub.connection.disconnect()
+            await hub.connection.pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
         async with subscriptions.Waiter(channel="t:again") as again:
             await asyncio.to_thread(wakeups._publish, "t:again", 1)
@@ -130,7 +130,7 @@ def test_without_redis_a_waiter_polls(settings):
 def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
     import redis
 
-    monkeypatch.setattr(subscriptions._Hub, "LINGER_SECONDS", 1.0)
+    monkeypatch.setattr(subscriptions._Registry, "LINGER_SECONDS", 1.0)
     numsub = lambda: dict(redis.Redis.from_url(REDIS_URL).pubsub_numsub("t:linger"))[b"t:linger"]  # noqa: E731
 
     async def scenario():
@@ -185,7 +185,7 @@ def test_a_mark_does_not_survive_a_lost_connection():
             pass
         mark = subscriptions.watch("t:gone")
         hub = subscriptions._hub()
-        await hub._pubsub.connection.disconnect()
+        await hub.connection.pubsub.connection.disconnect()
         # The reader notices and resets: the channel is no longer subscribed in this process.
         assert await _eventually(lambda: subscriptions.watch("t:gone") is None)
         async with subscriptions.Waiter(channel="t:gone", since=mark) as again:
@@ -287,7 +287,7 @@ def test_a_waiter_that_does_not_take_its_messages_keeps_a_bounded_inbox_then_ask
 def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_again():
     async def scenario():
         async with subscriptions.Waiter(channel="t:resub") as waiter:
-            await subscriptions._hub()._pubsub.connection.disconnect()
+            await subscriptions._hub().connection.pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
             lost = waiter.take()
             message = wakeups.entries_message(after=1, entries=_entries(2, 2))
@@ -382,7 +382,7 @@ def test_a_failed_subscribe_wakes_its_waiters_with_an_error_and_the_next_one_con
         async def failing(*names):
             raise ConnectionError("refused")
 
-        hub._pubsub.subscribe = failing
+        hub.connection.pubsub.subscribe = failing
         waiters = [subscriptions.Waiter(channel=f"t:fail:{i}") for i in range(3)]
         await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
         fell_back = [waiter.polling for waiter in waiters]
