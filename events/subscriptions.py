@@ -252,11 +252,12 @@ class _Registry:
             self.connection.subscribe(channel)
         subscription.move(Change.JOINED)
         subscription.inboxes.add(inbox)
-        try:
-            await asyncio.wait_for(subscription.settled.wait(), self.CONFIRM_SECONDS)
-        except TimeoutError:
-            self.detach(subscription, inbox)
-            raise
+        if not subscription.settled.is_set():  # (an IDLE or LIVE one has nothing to wait for)
+            try:
+                await asyncio.wait_for(subscription.settled.wait(), self.CONFIRM_SECONDS)
+            except TimeoutError:
+                self.detach(subscription, inbox)
+                raise
         if subscription.state is State.CLOSED:  # the connection failed before Redis confirmed
             raise ConnectionError("Redis wake-up connection lost")
         return subscription
@@ -360,6 +361,11 @@ class Waiter:
     after the read began, so after the mark: it either came already (not quiet) or will wake us.
     """
 
+    # A waiter that fell back to polling (Redis away, or too slow to confirm: a busy process just
+    # started) tries to subscribe again at its first wait after this long, so that a stream does not
+    # read the database every EVENTS_POLL_INTERVAL for the rest of its life over one slow moment.
+    RESUBSCRIBE_SECONDS = 5.0
+
     def __init__(
         self, *, channel: str, since=None, access: str | None = None, wake: asyncio.Event | None = None
     ):
@@ -375,6 +381,7 @@ class Waiter:
         # (subscription, inbox) of the log's channel and of the access channel; None: polling.
         self._log: tuple[_Subscription, _Inbox] | None = None
         self._access: tuple[_Subscription, _Inbox] | None = None
+        self._resubscribe_at = 0.0
 
     async def _subscribe(self) -> None:
         hub = _hub()
@@ -398,6 +405,7 @@ class Waiter:
             except Exception:  # noqa: BLE001 - fall back to polling the database
                 logger.warning("Redis unavailable; polling for %s", self.channel, exc_info=True)
                 self._unsubscribe()
+                self._resubscribe_at = time.monotonic() + self.RESUBSCRIBE_SECONDS
         return self
 
     async def __aexit__(self, *exc_info) -> None:
@@ -423,9 +431,13 @@ class Waiter:
     async def wait(self, timeout: float) -> bool:
         """Wait for a wake-up; True if one came (something was published on the channel), False
         after `timeout`, (without Redis) after one poll interval, or as soon as the process is told
-        to stop (events/shutdown.py)."""
+        to stop (events/shutdown.py). A polling waiter that subscribed again says True: what came
+        meanwhile is unknown, so `take` says read and `access_changed` says check."""
         if self._log is None:
             await shutdown.unless_stopping(asyncio.sleep(min(timeout, settings.EVENTS_POLL_INTERVAL)))
+            due = time.monotonic() >= self._resubscribe_at
+            if settings.REDIS_URL and due and not shutdown.is_requested():
+                return await self._resubscribe()
             return False
         if shutdown.is_requested():
             return False
@@ -443,20 +455,22 @@ class Waiter:
             await self._resubscribe()
         return True
 
-    async def _resubscribe(self) -> None:
-        """The connection failed: subscribe again before the caller reads (so that nothing committed
-        after that read is missed), or poll if Redis is still away. What came meanwhile is unknown:
-        `take` says read, `access_changed` says check."""
+    async def _resubscribe(self) -> bool:
+        """Subscribe again (the connection failed, or this waiter was polling) before the caller
+        reads, so that nothing committed after that read is missed; or poll (False) if Redis is
+        still away. What came meanwhile is unknown: `take` says read, `access_changed` says check."""
         self._unsubscribe()
         try:
             await self._subscribe()
         except Exception:  # noqa: BLE001
             logger.warning("Redis unavailable; polling for %s", self.channel, exc_info=True)
             self._unsubscribe()
-            return
+            self._resubscribe_at = time.monotonic() + self.RESUBSCRIBE_SECONDS
+            return False
         for held in (self._log, self._access):
             if held is not None:
                 held[1].lost = True
+        return True
 
     def take(self) -> list[dict | None] | None:
         """What the messages since the last take carried (None for one that carried nothing), or

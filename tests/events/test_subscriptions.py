@@ -395,3 +395,52 @@ def test_a_failed_subscribe_wakes_its_waiters_with_an_error_and_the_next_one_con
     fell_back, polling_again, woken = asyncio.run(scenario())
     assert fell_back == [True, True, True]
     assert polling_again is False and woken is True
+
+
+def test_a_subscription_moves_only_as_its_table_says():
+    async def scenario():
+        subscription = subscriptions._Subscription("t:table")
+        steps = [subscriptions.Change.JOINED, subscriptions.Change.CONFIRMED, subscriptions.Change.LAST_LEFT]
+        states = []
+        for change in steps:
+            subscription.move(change)
+            states.append(subscription.state)
+        with pytest.raises(RuntimeError):
+            subscription.move(subscriptions.Change.CONFIRMED)  # confirmed twice: a bug, not a state
+        subscription.move(subscriptions.Change.EXPIRED)
+        return states, subscription.state, subscription.settled.is_set()
+
+    states, last, settled = asyncio.run(scenario())
+    assert states == [subscriptions.State.PENDING, subscriptions.State.LIVE, subscriptions.State.IDLE]
+    assert last is subscriptions.State.CLOSED and settled
+
+
+def test_a_waiter_that_fell_back_to_polling_subscribes_again_at_a_later_wait(monkeypatch):
+    """One slow moment (a SUBSCRIBE refused, or not confirmed in time) does not leave a stream
+    reading the database every poll interval for the rest of its life."""
+    monkeypatch.setattr(subscriptions.Waiter, "RESUBSCRIBE_SECONDS", 0.0)
+
+    async def scenario():
+        hub = subscriptions._hub()
+        async with subscriptions.Waiter(channel="t:retry:first"):
+            pass
+        working = hub.connection.pubsub.subscribe
+
+        async def failing(*names):
+            raise ConnectionError("refused")
+
+        hub.connection.pubsub.subscribe = failing
+        async with subscriptions.Waiter(channel="t:retry") as waiter:
+            fell_back = waiter.polling
+            if hub.connection is not None:
+                hub.connection.pubsub.subscribe = working
+            resubscribed = await waiter.wait(2)  # True: subscribed again, what came is unknown
+            unknown = waiter.take()
+            await asyncio.to_thread(wakeups._publish, "t:retry", 1)
+            woken = await waiter.wait(2)
+            return fell_back, resubscribed, waiter.polling, unknown, woken
+
+    fell_back, resubscribed, polling, unknown, woken = asyncio.run(scenario())
+    assert fell_back and resubscribed and not polling
+    assert unknown is None  # read: the messages of the polling time were never heard
+    assert woken
