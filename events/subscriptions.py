@@ -338,7 +338,7 @@ class _Registry:
 _registries: dict[asyncio.AbstractEventLoop, _Registry] = {}
 
 
-def _hub() -> _Registry:
+def _registry() -> _Registry:
     """The registry of the running event loop (a worker has one loop; tests may start several)."""
     return of_running_loop(_registries, _Registry)
 
@@ -349,7 +349,7 @@ def watch(channel: str):
     read made after the mark needs no second look before waiting (`Waiter.quiet`)."""
     if not settings.REDIS_URL:
         return None
-    return _hub().watch(channel)
+    return _registry().watch(channel)
 
 
 class Waiter:
@@ -384,24 +384,24 @@ class Waiter:
         self._resubscribe_at = 0.0
 
     async def _subscribe(self) -> None:
-        hub = _hub()
+        registry = _registry()
         inbox = _Inbox(self._wake)
-        self._log = (await hub.attach(self.channel, inbox), inbox)
+        self._log = (await registry.attach(self.channel, inbox), inbox)
         if self.access is not None:
             access = _Inbox(inbox.woken)
-            self._access = (await hub.attach(self.access, access), access)
+            self._access = (await registry.attach(self.access, access), access)
 
     def _unsubscribe(self) -> None:
         for held in (self._log, self._access):
             if held is not None:
-                _hub().detach(*held)
+                _registry().detach(*held)
         self._log = self._access = None
 
     async def __aenter__(self) -> "Waiter":
         if settings.REDIS_URL:
             try:
                 await self._subscribe()
-                self.quiet = _hub().quiet_since(self.channel, self._since)
+                self.quiet = _registry().quiet_since(self.channel, self._since)
             except Exception:  # noqa: BLE001 - fall back to polling the database
                 logger.warning("Redis unavailable; polling for %s", self.channel, exc_info=True)
                 self._unsubscribe()

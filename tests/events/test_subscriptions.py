@@ -106,7 +106,7 @@ def test_a_waiter_times_out_without_a_message():
 def test_a_lost_connection_wakes_the_waiters_and_the_next_one_reconnects():
     async def scenario():
         async with subscriptions.Waiter(channel="t:lost") as waiter:
-            hub = subscriptions._hub()
+            hub = subscriptions._registry()
             await hub.connection.pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
         async with subscriptions.Waiter(channel="t:again") as again:
@@ -136,7 +136,7 @@ def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
     async def scenario():
         async with subscriptions.Waiter(channel="t:linger"):
             pass
-        hub = subscriptions._hub()
+        hub = subscriptions._registry()
         sent = _count_subscribes(hub)
         # The client's next long-poll, at once: no new SUBSCRIBE, and it is still woken.
         lingering = await asyncio.to_thread(numsub)
@@ -184,7 +184,7 @@ def test_a_mark_does_not_survive_a_lost_connection():
         async with subscriptions.Waiter(channel="t:gone"):
             pass
         mark = subscriptions.watch("t:gone")
-        hub = subscriptions._hub()
+        hub = subscriptions._registry()
         await hub.connection.pubsub.connection.disconnect()
         # The reader notices and resets: the channel is no longer subscribed in this process.
         assert await _eventually(lambda: subscriptions.watch("t:gone") is None)
@@ -287,7 +287,7 @@ def test_a_waiter_that_does_not_take_its_messages_keeps_a_bounded_inbox_then_ask
 def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_again():
     async def scenario():
         async with subscriptions.Waiter(channel="t:resub") as waiter:
-            await subscriptions._hub().connection.pubsub.connection.disconnect()
+            await subscriptions._registry().connection.pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
             lost = waiter.take()
             message = wakeups.entries_message(after=1, entries=_entries(2, 2))
@@ -352,7 +352,7 @@ def test_many_waiters_entering_at_once_share_few_subscribes_and_each_is_woken():
     async def scenario():
         async with subscriptions.Waiter(channel="t:burst:first"):  # the connection, made
             pass
-        sent = _count_subscribes(subscriptions._hub())
+        sent = _count_subscribes(subscriptions._registry())
         waiters = [subscriptions.Waiter(channel=channel) for channel in channels]
         await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
         try:
@@ -375,7 +375,7 @@ def test_a_failed_subscribe_wakes_its_waiters_with_an_error_and_the_next_one_con
     waiter makes a new connection."""
 
     async def scenario():
-        hub = subscriptions._hub()
+        hub = subscriptions._registry()
         async with subscriptions.Waiter(channel="t:fail:first"):
             pass
 
@@ -421,7 +421,7 @@ def test_a_waiter_that_fell_back_to_polling_subscribes_again_at_a_later_wait(mon
     monkeypatch.setattr(subscriptions.Waiter, "RESUBSCRIBE_SECONDS", 0.0)
 
     async def scenario():
-        hub = subscriptions._hub()
+        hub = subscriptions._registry()
         async with subscriptions.Waiter(channel="t:retry:first"):
             pass
         working = hub.connection.pubsub.subscribe
