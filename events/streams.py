@@ -110,7 +110,7 @@ async def follow(
     expires_at: datetime | None,
     slot: StreamSlot,
 ) -> AsyncIterator[bytes]:
-    """The stream's text, chunk by chunk: the opening, the first read's entries, then one loop.
+    """The stream's body, chunk by chunk: the opening, the first read's entries, then one loop.
 
     Each turn of the loop, in order:
 
