@@ -16,11 +16,12 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import QueryDict
 from rest_framework import exceptions
+from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.convertors import IntegerConvertor, register_url_convertor
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 
 from events import caps, logs, shutdown, subscriptions
@@ -130,9 +131,19 @@ def _serve(endpoint: logs.Endpoint, id_name: str | None) -> Callable:
     return serve
 
 
+# The comment sent every EVENTS_SSE_KEEPALIVE seconds, so that no proxy on the way takes the stream
+# for dead (a client reading nothing for longer may take it so too: bench/load_tables.py does).
+_KEEPALIVE = ServerSentEvent(comment="keep-alive", sep="\n")
+
+
 def _stream(
     endpoint: logs.Endpoint, object_id, reader: Reader, first: dict, authorization: bytes
 ) -> Response:
+    """The stream's response. Its content is `follow`'s loop (events/streams.py); the response is
+    sse-starlette's, which sends the keep-alive comments and ends the loop at once when the client
+    goes away (its slot, presence mark and subscriptions released then, not at the next write). The
+    process's stop (events/shutdown.py) ends the loop itself; `shutdown_grace_period` gives it that
+    time before the library would cancel it, so the stream still ends with its closing chunk."""
     followed = endpoint.followed(reader, object_id)
 
     async def content():
@@ -148,9 +159,15 @@ def _stream(
             ):
                 yield chunk
 
-    # `X-Accel-Buffering: no`: nginx passes each entry on at once rather than buffer the stream.
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Vary": "Accept"}
-    return StreamingResponse(content(), media_type="text/event-stream", headers=headers)
+    # `X-Accel-Buffering: no` (set by EventSourceResponse): nginx passes each entry on at once.
+    return EventSourceResponse(
+        content(),
+        headers={"Cache-Control": "no-cache", "Vary": "Accept"},
+        ping=settings.EVENTS_SSE_KEEPALIVE,
+        ping_message_factory=lambda: _KEEPALIVE,
+        sep="\n",
+        shutdown_grace_period=2.0,
+    )
 
 
 def _route(path: str, endpoint: logs.Endpoint, id_name: str | None) -> Route:

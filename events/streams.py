@@ -16,12 +16,12 @@ entry a wake-up carries that is addressed to some seats only (`private_to`) is n
 the wake-up: the stream reads the log instead, and the read redacts by the reader's seat as it is
 then, whatever order the wake-ups came in.
 
-A comment line goes out every EVENTS_SSE_KEEPALIVE seconds of quiet. A stream ends after
-EVENTS_SSE_MAX_SECONDS, when its log says so (a deal's last entry), when the reader may no longer
-read it, when the server is too busy to read it (the client reconnects after `retry` from its
-Last-Event-ID, missing nothing), when the process is told to stop, or when a newer stream of the
-same user takes its place (events/caps.py): then it first tells its client to come back only after
-CLOSED_RETRY_MS.
+A comment line goes out every EVENTS_SSE_KEEPALIVE seconds (the response's, events/app.py). A
+stream ends after EVENTS_SSE_MAX_SECONDS, when its log says so (a deal's last entry), when the reader
+may no longer read it, when the server is too busy to read it (the client reconnects after `retry`
+from its Last-Event-ID, missing nothing), when the process is told to stop, when its client goes
+away, or when a newer stream of the same user takes its place (events/caps.py): then it first tells
+its client to come back only after CLOSED_RETRY_MS.
 """
 
 import time
@@ -42,13 +42,20 @@ from infra.api.busy import server_busy
 # before reconnecting: a client with more live streams than the cap then takes turns slowly rather
 # than have its streams close one another every two seconds. A client's next stream sets 2 s again.
 CLOSED_RETRY_MS = 30_000
-CLOSED = f"retry: {CLOSED_RETRY_MS}\n: closed: a newer stream of yours took its place\n\n"
+CLOSED = f"retry: {CLOSED_RETRY_MS}\n: closed: a newer stream of yours took its place\n\n".encode()
 
 
-def entries(events: list[dict]) -> str:
-    """Each log entry as `id: <seq>` / `event: <type>` / `data: <the entry's JSON>`."""
-    return "".join(
-        f"id: {event['seq']}\nevent: {event['type']}\ndata: {orjson.dumps(event).decode()}\n\n"
+def _opening(title: str) -> bytes:
+    # `retry` first: a client that reconnects comes back after 2 s (CLOSED asks for longer).
+    return f"retry: 2000\n: {title}\n\n".encode()
+
+
+def entries(events: list[dict]) -> bytes:
+    """Each log entry as `id: <seq>` / `event: <type>` / `data: <the entry's JSON>`, in one chunk.
+    (Written here rather than by sse-starlette's ServerSentEvent: the JSON has no line break to
+    split, and this is on the path of every entry to every stream.)"""
+    return b"".join(
+        b"id: %d\nevent: %s\ndata: %s\n\n" % (event["seq"], event["type"].encode(), orjson.dumps(event))
         for event in events
     )
 
@@ -90,6 +97,10 @@ def _due(moment: datetime | None) -> float:
     return max(0.0, (moment - timezone.now()).total_seconds())
 
 
+def _ends(log: FollowedLog, events: list[dict]) -> bool:
+    return any(log.ends(event) for event in events)
+
+
 async def follow(
     log: FollowedLog,
     *,
@@ -98,37 +109,46 @@ async def follow(
     access_channel: str,
     expires_at: datetime | None,
     slot: StreamSlot,
-) -> AsyncIterator[str]:
-    started = time.monotonic()
-    end = started + settings.EVENTS_SSE_MAX_SECONDS
-    checked = written = started
-    # When the token runs out unless it was used meanwhile (a login token's expiry slides): look again.
-    expiry = started + _due(expires_at)
-    yield f"retry: 2000\n: {log.title}\n\n"
+) -> AsyncIterator[bytes]:
+    """The stream's body, chunk by chunk: the opening, the first read's entries, then one loop.
+
+    Each turn of the loop, in order:
+
+    1. closed for a newer stream of the same user (events/caps.py)? Say so, and end;
+    2. read the log if something asks for it: the first turn (what committed between the first read
+       and the subscription), a full page, a wake-up that cannot stand for a read, or a check of the
+       reader that is due (his access channel spoke, his token's expiry came, EVENTS_SSE_CHECK_SECONDS
+       passed, or no Redis: every read checks). Send what it found; end if the reader was refused,
+       the log ended, or the server is too busy to read (the client reconnects from Last-Event-ID);
+    3. wait for a wake-up until the next check is due;
+    4. sort what woke it: his access changed (check at the next turn, and read rather than forward),
+       a message that carries what follows (forward it now, less what his seat may not see), or
+       anything else (read at the next turn).
+
+    The loop ends at EVENTS_SSE_MAX_SECONDS or when the process is told to stop. Keep-alive comments
+    and the client's going away are the response's (sse-starlette: events/app.py), not this loop's.
+    Two moments only: `end`, and `check_due`, when the reader is checked next.
+    """
+    yield _opening(log.title)
     if first["events"]:
         yield entries(first["events"])
-        if any(log.ends(event) for event in first["events"]):
+        if _ends(log, first["events"]):
             return
     after = first["last_seq"]
+    now = time.monotonic()
+    end = now + settings.EVENTS_SSE_MAX_SECONDS
+    # The token runs out at `expiry` unless used meanwhile (a login token's expiry slides): a check
+    # is due then; once it has passed, checks come every EVENTS_SSE_CHECK_SECONDS alone.
+    expiry = now + _due(expires_at)
     async with Waiter(channel=log.channel, access=access_channel, wake=slot.wake) as waiter:
-        # Subscribed, so read: what committed between the first read and the subscription.
-        pending: list[dict] | None = None  # what the last wake-up carried; None: read the log
-        # Checked as it subscribes too: a right lost between the first read and the subscription
-        # was published before anyone listened.
-        check = True
-        while (left := end - time.monotonic()) > 0 and not shutdown.is_requested():
+        must_read = True  # subscribed now, so read: what committed before the subscription
+        check_due = now  # and check: a right lost meanwhile was published before anyone listened
+        while not shutdown.is_requested() and (now := time.monotonic()) < end:
             if slot.closed:
                 yield CLOSED
                 return
-            now = time.monotonic()
-            check = (
-                check
-                or waiter.polling
-                or now - checked >= settings.EVENTS_SSE_CHECK_SECONDS
-                or now >= expiry
-            )
-            more = False
-            if check or pending is None:
+            check = waiter.polling or now >= check_due
+            if must_read or check:
                 try:
                     allowed, page = await read(after, check)
                 except Exception as exc:
@@ -138,41 +158,28 @@ async def follow(
                 if not allowed or page is None:
                     return
                 if check:
-                    checked, check = time.monotonic(), False
-                    expiry = float("inf") if expiry <= checked else expiry
-                pending, after, more = page.events, page.last_seq, page.more
-            if pending:
-                yield entries(pending)
-                written = time.monotonic()
-                if any(log.ends(event) for event in pending):
-                    return
-            pending = None
-            if more:
-                continue  # a full page: there is more to read at once
+                    now = time.monotonic()
+                    check_due = min(now + settings.EVENTS_SSE_CHECK_SECONDS, expiry if expiry > now else end)
+                after, must_read = page.last_seq, page.more  # a full page: read on at once
+                if page.events:
+                    yield entries(page.events)
+                    if _ends(log, page.events):
+                        return
+                if must_read:
+                    continue
             # Whatever commits from here on wakes the waiter (it was subscribed before the read),
             # and its message says what was appended.
-            now = time.monotonic()
-            timeout = min(
-                left,
-                settings.EVENTS_SSE_KEEPALIVE,
-                max(0.0, checked + settings.EVENTS_SSE_CHECK_SECONDS - now),
-                max(0.0, expiry - now),
-            )
-            woke = await waiter.wait(timeout)
+            woke = await waiter.wait(max(0.0, min(end, check_due) - time.monotonic()))
             if waiter.access_changed():
-                # The reader's rights changed: check them before anything else is sent, and read
-                # rather than forward what came meanwhile (the read redacts as his rights are now).
-                waiter.take()
-                check = True
+                waiter.take()  # read instead: the read redacts as his rights are now
+                check_due = 0.0
             elif woke and not waiter.polling:
                 carried = pushed(waiter.take(), after=after)
-                if carried is not None and not any(log.private(entry) for entry in carried[0]):
-                    pending = [entry for entry in carried[0] if log.visible(entry)]
-                    after = carried[1]
-                # else: read (a message that cannot stand for a read, or an entry for some seats)
-            elif not woke and not waiter.polling:
-                pending = []  # quiet: nothing to read (a check, if due, comes at the loop's top)
-            now = time.monotonic()
-            if now - written >= settings.EVENTS_SSE_KEEPALIVE:
-                yield ": keep-alive\n\n"
-                written = now
+                if carried is None or any(log.private(entry) for entry in carried[0]):
+                    must_read = True  # (an entry for some seats is sent only through a read)
+                    continue
+                visible, after = [entry for entry in carried[0] if log.visible(entry)], carried[1]
+                if visible:
+                    yield entries(visible)
+                    if _ends(log, visible):
+                        return

@@ -29,6 +29,7 @@ TINY = {
     ),
     "ops_overhead.py": (["--requests", "5", "--rounds", "1"], "/readyz"),
     "move_costs.py": (["--moves", "3", "--redis-db", REDIS_DB], "SQL"),
+    "token_lookup.py": (["--lookups", "20", "--forgets", "5", "--redis-db", REDIS_DB], "invalidation"),
     "push.py": (["--moves", "3", "--devices", "1", "--pushes", "3", "--redis-db", REDIS_DB], "pushes/s"),
     "deal_end.py": (["--deals", "2"], "same transaction"),
     "phone_recovery.py": (["--deals", "1", "--redis-db", REDIS_DB], "outage 30 s"),

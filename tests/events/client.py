@@ -106,6 +106,13 @@ class Call:
     async def body(self) -> bytes:
         return "".join([chunk async for chunk in self.chunks()]).encode()
 
+    async def disconnect(self, timeout: float) -> bool:
+        """The client goes away, and the application is left to notice it by itself: whether it
+        ended within `timeout` seconds."""
+        self._gone.set()
+        done, _ = await asyncio.wait({self._task}, timeout=timeout)
+        return bool(done)
+
     async def close(self) -> None:
         """The client goes away."""
         self._gone.set()

@@ -186,6 +186,23 @@ def slow_checks(settings):
     settings.EVENTS_SSE_MAX_SECONDS = 120
 
 
+def test_a_client_that_goes_away_ends_its_stream_at_once(make_table, slow_checks):
+    """Not at the next keep-alive that fails to be written (EVENTS_SSE_KEEPALIVE, 15 s here): its
+    place, presence mark and subscriptions go with it."""
+    setup = make_table()
+
+    async def follow():
+        call = await events.open_call(_path(setup["game"]), token=setup["tokens"][0], headers=STREAM)
+        try:
+            await _until(call, lambda text: "\n\n" in text)
+            await asyncio.sleep(0.5)  # subscribed: it waits
+            return await call.disconnect(timeout=5)
+        finally:
+            await call.close()
+
+    assert async_to_sync(follow)()
+
+
 def test_logging_out_ends_the_stream_within_seconds(make_table, slow_checks):
     setup = make_table()
     client = setup["clients"][2]

@@ -43,13 +43,13 @@ async def _eventually(check, timeout: float = 15.0) -> bool:
 def _count_subscribes(hub) -> list[tuple[str, ...]]:
     """The channels of each SUBSCRIBE the hub sends from now on (on its current connection)."""
     sent = []
-    original = hub._pubsub.subscribe
+    original = hub.connection.pubsub.subscribe
 
     async def counting(*channels):
         sent.append(channels)
         return await original(*channels)
 
-    hub._pubsub.subscribe = counting
+    hub.connection.pubsub.subscribe = counting
     return sent
 
 
@@ -106,8 +106,8 @@ def test_a_waiter_times_out_without_a_message():
 def test_a_lost_connection_wakes_the_waiters_and_the_next_one_reconnects():
     async def scenario():
         async with subscriptions.Waiter(channel="t:lost") as waiter:
-            hub = subscriptions._hub()
-            await hub._pubsub.connection.disconnect()
+            hub = subscriptions._registry()
+            await hub.connection.pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
         async with subscriptions.Waiter(channel="t:again") as again:
             await asyncio.to_thread(wakeups._publish, "t:again", 1)
@@ -130,13 +130,13 @@ def test_without_redis_a_waiter_polls(settings):
 def test_a_channel_lingers_for_the_next_long_poll_then_is_dropped(monkeypatch):
     import redis
 
-    monkeypatch.setattr(subscriptions._Hub, "LINGER_SECONDS", 1.0)
+    monkeypatch.setattr(subscriptions._Registry, "LINGER_SECONDS", 1.0)
     numsub = lambda: dict(redis.Redis.from_url(REDIS_URL).pubsub_numsub("t:linger"))[b"t:linger"]  # noqa: E731
 
     async def scenario():
         async with subscriptions.Waiter(channel="t:linger"):
             pass
-        hub = subscriptions._hub()
+        hub = subscriptions._registry()
         sent = _count_subscribes(hub)
         # The client's next long-poll, at once: no new SUBSCRIBE, and it is still woken.
         lingering = await asyncio.to_thread(numsub)
@@ -184,8 +184,8 @@ def test_a_mark_does_not_survive_a_lost_connection():
         async with subscriptions.Waiter(channel="t:gone"):
             pass
         mark = subscriptions.watch("t:gone")
-        hub = subscriptions._hub()
-        await hub._pubsub.connection.disconnect()
+        hub = subscriptions._registry()
+        await hub.connection.pubsub.connection.disconnect()
         # The reader notices and resets: the channel is no longer subscribed in this process.
         assert await _eventually(lambda: subscriptions.watch("t:gone") is None)
         async with subscriptions.Waiter(channel="t:gone", since=mark) as again:
@@ -287,7 +287,7 @@ def test_a_waiter_that_does_not_take_its_messages_keeps_a_bounded_inbox_then_ask
 def test_after_a_lost_connection_a_waiter_asks_for_a_read_and_is_subscribed_again():
     async def scenario():
         async with subscriptions.Waiter(channel="t:resub") as waiter:
-            await subscriptions._hub()._pubsub.connection.disconnect()
+            await subscriptions._registry().connection.pubsub.connection.disconnect()
             assert await waiter.wait(3) is True
             lost = waiter.take()
             message = wakeups.entries_message(after=1, entries=_entries(2, 2))
@@ -352,7 +352,7 @@ def test_many_waiters_entering_at_once_share_few_subscribes_and_each_is_woken():
     async def scenario():
         async with subscriptions.Waiter(channel="t:burst:first"):  # the connection, made
             pass
-        sent = _count_subscribes(subscriptions._hub())
+        sent = _count_subscribes(subscriptions._registry())
         waiters = [subscriptions.Waiter(channel=channel) for channel in channels]
         await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
         try:
@@ -375,14 +375,14 @@ def test_a_failed_subscribe_wakes_its_waiters_with_an_error_and_the_next_one_con
     waiter makes a new connection."""
 
     async def scenario():
-        hub = subscriptions._hub()
+        hub = subscriptions._registry()
         async with subscriptions.Waiter(channel="t:fail:first"):
             pass
 
         async def failing(*names):
             raise ConnectionError("refused")
 
-        hub._pubsub.subscribe = failing
+        hub.connection.pubsub.subscribe = failing
         waiters = [subscriptions.Waiter(channel=f"t:fail:{i}") for i in range(3)]
         await asyncio.gather(*(waiter.__aenter__() for waiter in waiters))
         fell_back = [waiter.polling for waiter in waiters]
@@ -395,3 +395,52 @@ def test_a_failed_subscribe_wakes_its_waiters_with_an_error_and_the_next_one_con
     fell_back, polling_again, woken = asyncio.run(scenario())
     assert fell_back == [True, True, True]
     assert polling_again is False and woken is True
+
+
+def test_a_subscription_moves_only_as_its_table_says():
+    async def scenario():
+        subscription = subscriptions._Subscription("t:table")
+        steps = [subscriptions.Change.JOINED, subscriptions.Change.CONFIRMED, subscriptions.Change.LAST_LEFT]
+        states = []
+        for change in steps:
+            subscription.move(change)
+            states.append(subscription.state)
+        with pytest.raises(RuntimeError):
+            subscription.move(subscriptions.Change.CONFIRMED)  # confirmed twice: a bug, not a state
+        subscription.move(subscriptions.Change.EXPIRED)
+        return states, subscription.state, subscription.settled.is_set()
+
+    states, last, settled = asyncio.run(scenario())
+    assert states == [subscriptions.State.PENDING, subscriptions.State.LIVE, subscriptions.State.IDLE]
+    assert last is subscriptions.State.CLOSED and settled
+
+
+def test_a_waiter_that_fell_back_to_polling_subscribes_again_at_a_later_wait(monkeypatch):
+    """One slow moment (a SUBSCRIBE refused, or not confirmed in time) does not leave a stream
+    reading the database every poll interval for the rest of its life."""
+    monkeypatch.setattr(subscriptions.Waiter, "RESUBSCRIBE_SECONDS", 0.0)
+
+    async def scenario():
+        hub = subscriptions._registry()
+        async with subscriptions.Waiter(channel="t:retry:first"):
+            pass
+        working = hub.connection.pubsub.subscribe
+
+        async def failing(*names):
+            raise ConnectionError("refused")
+
+        hub.connection.pubsub.subscribe = failing
+        async with subscriptions.Waiter(channel="t:retry") as waiter:
+            fell_back = waiter.polling
+            if hub.connection is not None:
+                hub.connection.pubsub.subscribe = working
+            resubscribed = await waiter.wait(2)  # True: subscribed again, what came is unknown
+            unknown = waiter.take()
+            await asyncio.to_thread(wakeups._publish, "t:retry", 1)
+            woken = await waiter.wait(2)
+            return fell_back, resubscribed, waiter.polling, unknown, woken
+
+    fell_back, resubscribed, polling, unknown, woken = asyncio.run(scenario())
+    assert fell_back and resubscribed and not polling
+    assert unknown is None  # read: the messages of the polling time were never heard
+    assert woken

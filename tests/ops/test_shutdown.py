@@ -82,3 +82,44 @@ def test_sigterm_releases_a_waiting_long_poll_with_an_empty_answer(kind, make_ta
     assert [(r["status"], r["game_id"], r["route"]) for r in access] == [
         (200, game_id, "api/v1/games/<id:game_id>/events")
     ]
+
+
+@pytest.mark.parametrize("kind", ["uvicorn", "events"])
+def test_sigterm_ends_an_open_stream_with_its_closing_chunk(kind, make_table, tmp_path):
+    """An open stream ends at the signal, and ends whole (its chunked body's last chunk sent: the
+    stop mark ends the stream's loop, within the grace sse-starlette's own drain gives it), so the
+    client reconnects from its Last-Event-ID rather than see a broken answer."""
+    require_services()
+    setup = make_table()
+    game_id, token = setup["game"], setup["tokens"][0]
+    log_path = tmp_path / f"{kind}-stream.log"
+    answer: dict = {}
+
+    with running_server(kind, log_path) as (process, port):
+
+        def stream() -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request(
+                "GET",
+                f"/api/v1/games/{game_id}/events",
+                headers={"Authorization": f"Bearer {token}", "Accept": "text/event-stream"},
+            )
+            response = conn.getresponse()
+            try:
+                body = response.read()  # raises IncompleteRead if the body is cut short
+                answer.update(status=response.status, body=body.decode(), at=time.monotonic())
+            except http.client.IncompleteRead as exc:
+                answer.update(status=response.status, cut=exc, at=time.monotonic())
+
+        reader = threading.Thread(target=stream)
+        reader.start()
+        wait_for_subscriber(game_id)
+        signalled = time.monotonic()
+        os.kill(process.pid, signal.SIGTERM)
+        reader.join(timeout=60)
+        process.wait(timeout=30)
+
+    log = log_path.read_text(errors="replace")
+    assert answer.get("status") == 200 and "body" in answer, (answer, log[-3000:])
+    assert answer["body"].startswith("retry: 2000\n")
+    assert answer["at"] - signalled < 10, (answer["at"] - signalled, log[-3000:])
