@@ -16,7 +16,7 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.deal_end import DealEnded
 from games.models import Game, GameStatus
-from infra import wakeups
+from infra import commit, wakeups
 from infra.api.errors import ApiError, ErrorCode
 from infra.timestamps import utc_iso
 from matchmaking import bots, scheduling, table_events
@@ -293,7 +293,7 @@ def table_deal_end(*, game_id: int) -> bool:
             _table_close(table=table, reason=closing)
             return True
         table_id, due = table.pk, table.next_deal_at
-        transaction.on_commit(lambda: scheduling.table_deal_next_schedule(table_id=table_id, at=due))
+        commit.on_commit(lambda: scheduling.table_deal_next_schedule(table_id=table_id, at=due))
     return True
 
 

@@ -62,9 +62,9 @@ def _restart_clock(game_id: int) -> None:
     with transaction.atomic():
         game = Game.objects.select_for_update().select_related("table").get(pk=game_id)
         game.deadline = timezone.now() + timedelta(seconds=1)
-        game.save(update_fields=["deadline"])
         work = GameWork(game=game)
-        actions.after_commit(actions.committed(work=work, state=selectors.game_state(game=game)))
+        work.fields_changed("deadline")
+        actions.work_commit(work=work, state=selectors.game_state(game=game))
 
 
 def _wait_finished(game_id: int, worker: Worker, timeout: float) -> Game:
@@ -259,9 +259,10 @@ def test_a_worker_and_beat_stopped_for_longer_than_a_turn_put_nobody_on_trustee(
     with transaction.atomic():  # a prompt with 3 s left, its deadline task sent to the stopped worker
         game = Game.objects.select_for_update().select_related("table").get(pk=setup["game"])
         game.deadline = timezone.now() + timedelta(seconds=3)
-        game.save(update_fields=["deadline"])
         state = selectors.game_state(game=game)
-        actions.after_commit(actions.committed(work=GameWork(game=game), state=state))
+        work = GameWork(game=game)
+        work.fields_changed("deadline")
+        actions.work_commit(work=work, state=state)
     stopped_deadline = game.deadline
     time.sleep(3 + 2 + 1)  # longer than the turn, and than GAMES_OUTAGE_AFTER below
     worker.extra_env["GAMES_OUTAGE_AFTER"] = "2"
