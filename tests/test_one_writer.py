@@ -11,9 +11,10 @@ matches anything fails too, so the lists stay true.
 
 What it sees: `transaction.on_commit(…)` and `commit.on_commit(…)` calls; `.save(…)` on a name
 `game` (or an attribute `.game`: other names are not typed, so an instance saved under another
-name, such as matchmaking/account_data.py erasing a name from table logs, is not seen); `<Model>.objects….<update|create|bulk_create|get_or_create|
-update_or_create|delete>(…)` on one of the models above; and calls of the statement builders and
-writers (`rows_insert`, `insert_statement`, `feed_append_prepare`, `feed_write`, `game_write`). Raw
+name, such as matchmaking/account_data.py erasing a name from table logs, is not seen);
+`<Model>.objects….<update|create|bulk_create|get_or_create|update_or_create|delete>(…)` on one of
+the models above; and calls of the statement builders and writers (`rows_insert`,
+`insert_statement`, `feed_append_prepare`, `feed_write`, `game_write`). Raw
 SQL text is not read: it is built by those builders, whose callers are listed.
 """
 
@@ -53,7 +54,9 @@ ON_COMMIT = {
     ("games/clock.py", "_deadlines_move", "commit.on_commit"): (
         "after an outage, the deadline tasks of every deal whose deadline moved (one statement, many games)"
     ),
-    ("tournaments/tasks.py", "table_saved", "commit.on_commit"): "a tournament's step when one of its tables closes",
+    ("tournaments/tasks.py", "table_saved", "commit.on_commit"): (
+        "a tournament's step when one of its tables closes"
+    ),
 }
 
 WRITERS = {
