@@ -24,7 +24,7 @@ from accounts import services as account_services
 from accounts.models import RatingChange
 from games import actions, clock, engine, seat_feed, selectors, timers
 from games.deal_end import DealEnded
-from games.lock_objects import game_lock
+from games.lock_objects import game_lock, game_lock_for_task
 from games.models import Game, GamePlayer, GameStatus
 from games.work import GameWork
 from infra import metrics, wakeups
@@ -290,9 +290,8 @@ def game_timer_fire(*, game_id: int, at: str) -> bool:
     out the seats prompted now. False when nothing was timed out."""
     clock.timers_clock_tick()  # after an outage, deadlines move on before any is applied
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
+        game = game_lock_for_task(game_id=game_id, running=False)  # a finished deal's timer_at is cleared
+        if game is None:
             return False
         if game.timer_at is None or timers.timer_token(game.timer_at) != at:
             return False  # replaced, or a second delivery of a task that already ran
@@ -317,11 +316,8 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
     same path as a move. False when there was nothing to do."""
     clock.timers_clock_tick()
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
-            return False
-        if game.status != GameStatus.RUNNING or game.version != version or game.deadline is None:
+        game = game_lock_for_task(game_id=game_id, version=version)
+        if game is None or game.deadline is None:
             return False
         work = GameWork(game=game)
         if game.deadline > timezone.now():
@@ -375,11 +371,8 @@ def _deadline_expire_locked(*, work: GameWork) -> bool:
 def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
     """Seats on trustee that are prompted at `version` act now (the next MAX_AUTOPLAY_ACTIONS of them)."""
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
-            return False
-        if game.status != GameStatus.RUNNING or game.version != version:
+        game = game_lock_for_task(game_id=game_id, version=version)
+        if game is None:
             return False
         work = GameWork(game=game)
         autoplay = actions.trustee_autoplay(work=work, state=selectors.game_state(game=game))
@@ -428,11 +421,8 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
     table's bot level, through the same path as a player's move. A stale or
     duplicated task finds another version and does nothing."""
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
-            return False
-        if game.status != GameStatus.RUNNING or game.version != version:
+        game = game_lock_for_task(game_id=game_id, version=version)
+        if game is None:
             return False
         state = selectors.game_state(game=game)
         seats = actions.bot_seats_prompted(game=game, state=state)
