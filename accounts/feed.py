@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import orjson
 from celery import current_app
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 
 from accounts.models import FeedCursor, FeedEvent
 from accounts.push_kinds import KINDS as PUSH_KINDS
-from infra import wakeups
+from infra import commit, wakeups
 from infra.api.errors import ApiError, ErrorCode
 from infra.json_field import json_column
 from infra.sql_insert import rows_insert
@@ -46,7 +46,21 @@ def feed_append(*, user_id: int, type: str, data: dict) -> int:
 def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
     """Append `(user_id, type, data)` entries; returns their seqs, in order. One user's entries are
     numbered in the order given (a timeout tells its seat's user `timeout`, `trustee` and
-    `prompt_closed` in that order).
+    `prompt_closed` in that order). Their users' wake-ups and pushes go once the transaction commits.
+
+    A move does not come here: its unit of work writes its entries with the move's own statement
+    (games/work.py, `feed_append_prepare`) and publishes them with the move's one after-commit
+    effect (`feed_publish`).
+    """
+    appended = feed_write(entries)
+    if appended.seqs:
+        commit.on_commit(lambda: feed_publish(appended))
+    return appended.seqs
+
+
+def feed_write(entries: list[tuple[int, str, dict]]) -> "FeedAppended":
+    """Write `(user_id, type, data)` entries, numbered, and return what to publish after the commit
+    (`feed_publish`), which the caller owes.
 
     One statement on PostgreSQL whatever the count (two elsewhere): an upsert numbers every user's
     entries (rows locked in user id order, so two appends to overlapping users cannot deadlock), an
@@ -54,7 +68,7 @@ def feed_append_many(entries: list[tuple[int, str, dict]]) -> list[int]:
     (`feed_append_prepare`).
     """
     if not entries:
-        return []
+        return FeedAppended(seqs=[], woken=[], pushable=[])
     prepared = feed_append_prepare(entries)
     if prepared is not None:
         with connection.cursor() as cursor:
@@ -135,36 +149,50 @@ def feed_append_prepare(entries: list[tuple[int, str, dict]]) -> PreparedAppend 
     )
 
 
-def feed_appended(prepared: PreparedAppend, seqs) -> list[int]:
-    """Finish an append whose statement ran: `seqs` is what its `seqs_sql` gave."""
+def feed_appended(prepared: PreparedAppend, seqs) -> "FeedAppended":
+    """Finish an append whose statement ran: `seqs` is what its `seqs_sql` gave; the caller owes
+    `feed_publish` of the result after its commit."""
     by_position = dict(json_column(seqs) or [])
     if len(by_position) != len(prepared.batch.user_of):
         raise RuntimeError(f"{len(by_position)} feed entries numbered, not {len(prepared.batch.user_of)}")
     return _appended(prepared.batch, [by_position[index] for index in range(len(by_position))])
 
 
-def _appended(batch: _Batch, seqs: list[int]) -> list[int]:
-    """After the entries are written: prune, and wake their users' feeds once the transaction
-    commits; their seqs, in the entries' order."""
-    newest: dict[int, int] = {}
+@dataclass(frozen=True)
+class FeedAppended:
+    """Entries written: their seqs (in the entries' order) and what their commit publishes: each
+    user's wake-up with his new entries, and the entries of the pushable kinds to hand to push."""
+
+    seqs: list[int]
+    woken: list[tuple[int, list[dict]]]
+    pushable: list[tuple[int, int]]
+
+
+def _appended(batch: _Batch, seqs: list[int]) -> FeedAppended:
+    """After the entries are written: prune, and say what to publish once the transaction commits."""
     pushed: dict[int, list[dict]] = {}
     for user_id, seq, data in zip(batch.user_of, seqs, batch.data, strict=True):
         # Pruned once every 50 entries: when this batch's seqs crossed a multiple of 50.
         if seq > FEED_KEEP and seq % 50 == 0:
             FeedEvent.objects.filter(user_id=user_id, seq__lte=seq - FEED_KEEP).delete()
-        newest[user_id] = max(newest.get(user_id, 0), seq)
         # Each wake-up carries its entries, as `feed_read` gives them: an open stream forwards them unread.
         pushed.setdefault(user_id, []).append({**data, "seq": seq})
     woken = [(user_id, sorted(pushed[user_id], key=lambda entry: entry["seq"])) for user_id in sorted(pushed)]
-    transaction.on_commit(lambda: [wakeups.publish_user(user_id=u, entries=e) for u, e in woken])
     pushable = [
         (user_id, seq)
         for user_id, seq, data in zip(batch.user_of, seqs, batch.data, strict=True)
         if data["type"] in PUSH_KINDS
     ]
-    if pushable and settings.PUSH_ENABLED:
-        transaction.on_commit(lambda: _push_schedule(pushable))
-    return seqs
+    return FeedAppended(seqs=seqs, woken=woken, pushable=pushable if settings.PUSH_ENABLED else [])
+
+
+def feed_publish(appended: FeedAppended) -> None:
+    """After the commit that wrote them: wake the entries' users' feeds, then hand the pushable
+    ones to push."""
+    for user_id, entries in appended.woken:
+        wakeups.publish_user(user_id=user_id, entries=entries)
+    if appended.pushable:
+        _push_schedule(appended.pushable)
 
 
 def _push_schedule(appended: list[tuple[int, int]]) -> None:

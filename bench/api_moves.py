@@ -13,7 +13,9 @@ checkout), with BENCH_ENDPOINTS=1:
   to the role deploy/nginx.conf routes its path to (support.EVENT_PATHS);
 * baseline: the single-server model at `--baseline` (support.BASELINE_COMMIT, extracted with
   `git archive` into the temporary directory), one uvicorn process serving every path through its
-  lanes, as this bench ran it then. `--baseline none` leaves it out.
+  lanes, as this bench ran it then; with `--baseline-roles`, the commit's own web and events roles
+  started as today's are (for a baseline that has them, such as the previous main: the same serving
+  model, so the difference is the code's). `--baseline none` leaves it out.
 
 For each server set it seats five players at each of `--clients` one-deal tables (staff `setups`
 with known seeds) and measures, from `--clients` threads each driving its own table:
@@ -49,6 +51,7 @@ from support import (  # bench/support.py (found beside this script)
     BASELINE_COMMIT,
     ROOT,
     Servers,
+    baseline_tree,
     ensure_database,
     machine_speed_ms,
     percentile,
@@ -266,6 +269,11 @@ def main() -> None:
         help="commit of the single-server model measured beside ('none': not)",
     )
     parser.add_argument(
+        "--baseline-roles",
+        action="store_true",
+        help="serve the baseline by its own web and events roles, as today's (a baseline that has them)",
+    )
+    parser.add_argument(
         "--web-workers", type=int, default=0, help="web processes (default: config/gunicorn.py)"
     )
     parser.add_argument(
@@ -311,7 +319,11 @@ def main() -> None:
     from accounts.services import token_create
 
     sets = [start_current(env, web_workers=args.web_workers, events_workers=args.events_workers)]
-    if args.baseline != "none":
+    if args.baseline != "none" and args.baseline_roles:
+        tree = baseline_tree(args.baseline)
+        roles = {"web_workers": args.web_workers, "events_workers": args.events_workers}
+        sets.append(start_current(env, **roles, root=tree, name=f"baseline {args.baseline} (its roles)"))
+    elif args.baseline != "none":
         sets.append(start_baseline(env, server="uvicorn", commit=args.baseline))
     try:
         for servers in sets:
@@ -370,11 +382,12 @@ def main() -> None:
 def report(args, phases: list[str], benches: list[Bench], env: dict) -> None:
     current = benches[0]
     baseline = benches[1] if len(benches) > 1 else None
+    served = "its own web and events roles" if args.baseline_roles else "one uvicorn process"
     print(
         f"preset {args.preset}, {args.clients} clients, {args.moves} requests each per phase, {args.rounds} "
         f"rounds, Redis {'on' if env['REDIS_URL'] else 'off'}; current = web gthread + events roles "
         "(the client routes by path as deploy/nginx.conf does)"
-        + (f", baseline = commit {args.baseline} on one uvicorn process" if baseline else "")
+        + (f", baseline = commit {args.baseline} on {served}" if baseline else "")
     )
     print("server CPU per request, ms: median of the rounds [the rounds]")
     print(f"{'phase':>6}  {'current':<32}{'baseline':<32}goal")

@@ -236,25 +236,27 @@ def spawn(command: list[str], tree: Path, env: dict, log) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-def start_current(env: dict, *, web_workers: int = 0, events_workers: int = 0) -> Servers:
-    """Today's production roles from this checkout: `web` (gunicorn gthread, config/gunicorn.py)
-    and `events` (gunicorn with uvicorn workers, config/gunicorn_events.py), each with its defaults
-    unless a worker count is given."""
+def start_current(
+    env: dict, *, web_workers: int = 0, events_workers: int = 0, root: Path = ROOT, name: str = "current"
+) -> Servers:
+    """Today's production roles from this checkout (or from `root`, a baseline's tree that has the
+    same roles): `web` (gunicorn gthread, config/gunicorn.py) and `events` (gunicorn with uvicorn
+    workers, config/gunicorn_events.py), each with its defaults unless a worker count is given."""
     web_port, events_port = free_port(), free_port()
     env = {**env, "WEB_BIND": f"127.0.0.1:{web_port}", "EVENTS_BIND": f"127.0.0.1:{events_port}"}
     if web_workers:
         env["WEB_CONCURRENCY"] = str(web_workers)
     if events_workers:
         env["EVENTS_CONCURRENCY"] = str(events_workers)
-    log_path = Path(tempfile.gettempdir()) / f"bh-bench-current-{web_port}.log"
+    log_path = Path(tempfile.gettempdir()) / f"bh-bench-{name.split()[0]}-{web_port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - the children write to it until stop()
     gunicorn = [sys.executable, "-m", "gunicorn", "--config"]
     processes = [
-        spawn([*gunicorn, "python:config.gunicorn"], ROOT, env, log),
-        spawn([*gunicorn, "python:config.gunicorn_events"], ROOT, env, log),
+        spawn([*gunicorn, "python:config.gunicorn"], root, env, log),
+        spawn([*gunicorn, "python:config.gunicorn_events"], root, env, log),
     ]
     web, events = f"http://127.0.0.1:{web_port}", f"http://127.0.0.1:{events_port}"
-    return Servers("current", web, events, processes, log_path)
+    return Servers(name, web, events, processes, log_path)
 
 
 def start_baseline(env: dict, *, server: str, web_workers: int = 0, commit: str = BASELINE_COMMIT) -> Servers:

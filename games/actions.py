@@ -4,13 +4,14 @@ Every write service (games/services.py) locks the game row first (games/lock_obj
 here: `action_record` applies one engine action and appends its events; `trustee_autoplay` lets the
 seats on 托管 answer what they are prompted; `deal_finish` records the end of a deal and leaves it
 for its table (`Game.table_pending`, an outbox row that matchmaking takes in a step of its own after
-the commit: games never calls into the table's flow). `after_commit` returns
-what a committed change must trigger (wake-ups, the next deadline, a trustee or bot continuation);
-the tasks are sent by name (games/scheduling.py), so this module never imports the tasks that
-wrap the services built on it.
+the commit: games never calls into the table's flow). `committed` decides
+what a committed change must trigger (wake-ups, the next deadline, a trustee or bot continuation),
+and `work_commit` writes the change and registers that. The tasks are sent by name
+(games/scheduling.py), so this module never imports the tasks that wrap the services built on it.
 
-What one transaction collects on the way (the rows it appended, a timer it armed, writes it
-deferred) travels in its unit of work (games/work.py), passed to every function here.
+Nothing here writes a row: every change (event rows, the game's fields, feed entries, webhook
+messages' delivery) is recorded on the transaction's unit of work (games/work.py), passed to every
+function here, which writes it all in one `flush()` and registers its one after-commit effect.
 """
 
 import time
@@ -19,15 +20,13 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from accounts.feed import feed_append_many
-from accounts.webhooks.outbox import webhook_enqueue
-from games import engine, scheduling, seat_feed, selectors, timers, writes
+from accounts.webhooks.outbox import webhook_messages_write
+from games import engine, seat_feed, selectors, timers
 from games.models import Event, Game, GameStatus
-from games.work import GameWork
-from infra import metrics, wakeups
+from games.work import Committed, GameWork
+from infra import metrics
 from infra.timestamps import utc_iso
 
 FINISHED_PHASES = (engine.Phase.OVER, engine.Phase.VOID)
@@ -83,25 +82,9 @@ def event_rows(*, game: Game, events: list[dict], action: list | None = None) ->
     return rows
 
 
-def events_append(
-    *, work: GameWork, rows: list[Event], then_update: tuple[str, ...] = (), feed: list | None = None
-) -> None:
-    """Insert new event rows of the locked game (from `event_rows`), and keep them in the unit of
-    work for the wake-up its commit publishes (`committed`): the log's open streams forward them
-    from there. With `then_update`, also save those fields of the game, and append the `feed`
-    entries (`feed_append_many`), in the same statement where possible."""
-    if then_update:
-        written, names = writes.take_deferred(work, rows, then_update)
-        writes.events_insert_and_game_update(written, work.game, names, feed or ())
-    else:
-        feed_append_many(feed or [])
-        writes.events_insert_or_defer(work, rows)
-    work.appended.extend(rows)
-
-
 def _appended_entries(work: GameWork) -> tuple[int, tuple[dict, ...]] | None:
     """The log entries this transaction appended to `game`, as a read of the log gives them, with the
-    seq they follow; None when that is not known for certain: no rows came through `events_append`
+    seq they follow; None when that is not known for certain: no rows came through `GameWork.events_append`
     (a change without events is rare, and a row written another way must not be claimed absent),
     or they do not end at the game's last seq. None sends a bare wake-up: streams read the log."""
     rows, work.appended = work.appended, []
@@ -139,22 +122,17 @@ def _persist(*, work: GameWork, before: Any, state: Any, rows: list[Event]) -> N
     game = work.game
     game.state = engine.to_json(state)
     finished = state.phase in FINISHED_PHASES
-    # The new prompt's `your_turn` entries go in the same statement as the events and the game,
-    # after the entries the transaction collected (`prompt_closed`, `trustee`, `timeout`).
+    # The new prompt's `your_turn` entries come after the entries the transaction recorded on the
+    # way (`prompt_closed`, `trustee`, `timeout`): a user's feed keeps that order.
     announced = not finished and not same_prompt(before=before, after=state)
     prompts = prompt_entries(game=game, state=state) if announced else []
     seat_feed.prompts_told(work=work, seats=[entry[2]["seat"] for entry in prompts])
-    feed, work.feed = [*work.feed, *prompts], []
+    work.feed_append(prompts)
     game.bots_due_at = bots_due(game=game, state=state)
-    events_append(
-        work=work,
-        rows=rows,
-        then_update=("state", "version", "deadline", "last_seq", "bots_due_at"),
-        feed=feed,
-    )
-    selectors.game_state_remember(game=game, state=state)
+    work.events_append(rows)
+    work.fields_changed("state", "version", "deadline", "bots_due_at")
     if finished:
-        deal_finish(game=game, state=state)
+        deal_finish(work=work, state=state)
 
 
 def prompt_entries(*, game: Game, state: Any) -> list[tuple[int, str, dict]]:
@@ -184,10 +162,10 @@ def prompt_entries(*, game: Game, state: Any) -> list[tuple[int, str, dict]]:
     ]
 
 
-def prompts_announce(*, game: Game, state: Any) -> None:
-    """Append the `your_turn` entries of the prompt `state` makes (a deal's first, which no move
+def prompts_announce(*, work: GameWork, state: Any) -> None:
+    """Record the `your_turn` entries of the prompt `state` makes (a deal's first, which no move
     made)."""
-    feed_append_many(prompt_entries(game=game, state=state))
+    work.feed_append(prompt_entries(game=work.game, state=state))
 
 
 def action_record(
@@ -233,10 +211,6 @@ def trustee_autoplay(*, work: GameWork, state: Any) -> Autoplay:
     if applied:
         metrics.record_trustee_action(preset=game.preset, count=applied)
     if rows:
-        if writes.deferring(work) and not pending and state.phase not in FINISHED_PHASES:
-            # The deal's timer, re-armed now for the deadline these actions set, goes in the same
-            # write; `committed` takes what was armed instead of arming after the write.
-            work.timer_at, work.timer_armed = timers.timer_arm(work=work), True
         _persist(work=work, before=before, state=state, rows=rows)
     return Autoplay(state=state, pending=pending)
 
@@ -259,24 +233,25 @@ def trustee_switch(
             game.trustee_entries[seat] += 1
             work.trustee_by[seat] = by
         event = {"type": "trustee", "seat": seat, "on": on}
-        events_append(work=work, rows=event_rows(game=game, events=[event]))
+        work.events_append(event_rows(game=game, events=[event]))
     now_locked = trustee_is_locked(game=game, seat=seat)
     if changed or now_locked != was_locked:
         seat_feed.trustee_told(work=work, seat=seat, on=on, locked=now_locked, by=by)
-    writes.game_fields_save(work, ("trustee", "trustee_entries", "last_seq"))
+    work.fields_changed("trustee", "trustee_entries")
 
 
 def trustee_is_locked(*, game: Game, seat: int) -> bool:
     return game.trustee_entries[seat] > 3
 
 
-def deal_finish(*, game: Game, state: Any, abort_reason: str | None = None) -> None:
+def deal_finish(*, work: GameWork, state: Any, abort_reason: str | None = None) -> None:
     """Record the end of a deal on the locked game and leave it for its table: `table_pending` marks it
     until matchmaking's deal-end step has taken it (sent after the commit, `Committed.deal_ended`;
     the beat sweep takes any whose task was lost). Nothing of the table's flow runs here.
 
     An aborted deal (a moderator's decision, docs/moderation.md; `abort_reason` given) has no result:
     its final view is the deal as it stood (engine.aborted_view), with the reason (docs/client-guide.md)."""
+    game = work.game
     aborted = abort_reason is not None
     void = not aborted and state.phase == "void"
     if aborted:
@@ -290,36 +265,22 @@ def deal_finish(*, game: Game, state: Any, abort_reason: str | None = None) -> N
     # docs/rules.md §5: all five on trustee → kept, but not scored and not rated. An aborted deal neither.
     game.unscored = aborted or (not void and all(game.trustee))
     game.table_pending = True
-    game.save(
-        update_fields=[
-            "status", "final", "finished_at", "deadline", "state", "version", "last_seq", "unscored",
-            "table_pending",
-        ]
+    work.fields_changed(
+        "status", "final", "finished_at", "deadline", "state", "version", "unscored", "table_pending"
     )
-    # Webhooks (docs/integrations.md): the final view, to the table's creator, players and staff.
+    # Webhooks (docs/integrations.md): the final view, to the table's creator, players and staff;
+    # their delivery is sent with the work's after-commit effect.
     if not aborted:
-        webhook_enqueue(event="game.over", data=selectors.game_final_view(game=game), user_ids=[*game.seat_user_ids, game.table.creator_id], table_id=game.table_id)  # noqa: E501
+        work.webhooks_queued(
+            webhook_messages_write(
+                event="game.over",
+                data=selectors.game_final_view(game=game),
+                user_ids=[*game.seat_user_ids, game.table.creator_id],
+                table_id=game.table_id,
+            )
+        )
     outcome = "aborted" if aborted else "void" if void else "unscored" if game.unscored else "over"
     metrics.record_deal_end(preset=game.preset, outcome=outcome)
-
-
-@dataclass(frozen=True)
-class Committed:
-    """What a committed change to a game must trigger, computed inside the transaction."""
-
-    game_id: int
-    version: int
-    running: bool
-    deadline: Any
-    autoplay_pending: bool
-    bot_seats: tuple[int, ...]
-    rate: bool
-    timer_at: Any = None  # the ETA of a deadline task to send (games/timers.py), or None
-    # The log entries the change appended after seq `log_after` (for the wake-up), or None: unknown.
-    log_after: int = 0
-    log_entries: tuple[dict, ...] | None = None
-    # The change finished the deal: its table's deal-end step is sent once the commit is done.
-    deal_ended: bool = False
 
 
 def bots_due(*, game: Game, state: Any) -> Any:
@@ -341,55 +302,37 @@ def bot_seats_prompted(*, game: Game, state: Any) -> tuple[int, ...]:
     )
 
 
-def committed(*, work: GameWork, state: Any, autoplay_pending: bool = False) -> Committed:
-    """Inside the transaction, after the change: what to trigger once it commits. Arms the deal's
-    deadline task when the one in flight does not cover the new deadline (games/timers.py)."""
+def committed(*, work: GameWork, state: Any, autoplay_pending: bool = False, moved: bool = True) -> Committed:
+    """Inside the transaction, after the change: what to trigger once it commits. The one place the
+    deal's deadline task is armed, when the one in flight does not cover the new deadline
+    (games/timers.py). `moved`: False for a change nobody sees (a timer that came early and waits
+    again): no wake-up, no bot task."""
     game = work.game
     running = game.status == GameStatus.RUNNING
-    if work.feed and not writes.deferring(work):  # else they go with the deferred writes
-        feed, work.feed = work.feed, []
-        feed_append_many(feed)
+    work.state = state
     appended = _appended_entries(work)
-    if work.timer_armed:  # by trustee_autoplay, with the same conditions
-        armed, work.timer_at, work.timer_armed = work.timer_at, None, False
-    else:
-        armed = timers.timer_arm(work=work) if running and not autoplay_pending else None
+    armed = timers.timer_arm(game=game) if running and not autoplay_pending else None
+    if armed is not None:
+        work.fields_changed("timer_at")
     return Committed(
         game_id=game.pk,
         version=game.version,
         running=running,
         deadline=game.deadline,
         autoplay_pending=autoplay_pending,
-        bot_seats=bot_seats_prompted(game=game, state=state) if not autoplay_pending else (),
+        bot_seats=bot_seats_prompted(game=game, state=state) if moved and not autoplay_pending else (),
         rate=game.status == GameStatus.OVER and not game.unscored,
         timer_at=armed,
         log_after=appended[0] if appended else 0,
         log_entries=appended[1] if appended else None,
         deal_ended=game.table_pending,
+        wake=moved,
     )
 
 
-def after_commit(change: Committed) -> None:
-    """Register the side effects of `change` for when the transaction commits."""
-    transaction.on_commit(lambda: _run_after_commit(change))
-
-
-def _run_after_commit(change: Committed) -> None:
-    entries = list(change.log_entries) if change.log_entries is not None else None
-    wakeups.publish(game_id=change.game_id, version=change.version, after=change.log_after, entries=entries)
-    # With the feed's (its hooks ran first), before the tasks below: followers wait on these.
-    wakeups.send_held()
-    if change.rate:
-        scheduling.game_ratings_schedule(game_id=change.game_id)
-    if change.deal_ended:
-        scheduling.deal_end_schedule(game_id=change.game_id)
-    if not change.running:
-        return
-    if change.autoplay_pending:
-        scheduling.game_autoplay_schedule(game_id=change.game_id, version=change.version)
-        return
-    if change.bot_seats:
-        delay = settings.BOTS_DELAY_SECONDS
-        scheduling.game_bot_schedule(game_id=change.game_id, version=change.version, delay=delay)
-    if change.timer_at is not None:
-        scheduling.game_timer_schedule(game_id=change.game_id, at=change.timer_at)
+def work_commit(*, work: GameWork, state: Any, autoplay_pending: bool = False, moved: bool = True) -> None:
+    """End a change to the locked game: decide what its commit triggers (`committed`), write
+    everything the unit of work recorded (one `flush`) and register its one after-commit effect."""
+    change = committed(work=work, state=state, autoplay_pending=autoplay_pending, moved=moved)
+    work.flush()
+    work.commit(change)

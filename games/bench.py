@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from games import selectors
 from games.lock_objects import game_lock
 from games.models import Event
+from games.work import GameWork
 from infra.api.errors import ApiError, ErrorCode
 
 
@@ -24,12 +25,10 @@ class BenchBareMoveApi(APIView):
             if seat is None:
                 raise ApiError(ErrorCode.PERMISSION_DENIED, "You are not seated in this game.")
             game.last_seq += 1
-            Event.objects.create(
-                game=game,
-                seq=game.last_seq,
-                type="bench",
-                data={"type": "bench", "seat": seat},
-                version=game.version,
-            )
-            game.save(update_fields=["last_seq"])
+            work = GameWork(game=game)
+            data = {"type": "bench", "seat": seat}
+            row = Event(game=game, seq=game.last_seq, type="bench", data=data, version=game.version)
+            work.events_append([row])
+            work.flush()  # through the deal's one writer, as a move (games/work.py)
+            work.commit(None)
         return Response({"id": game.pk, "version": game.version, "last_seq": game.last_seq})

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from games import scheduling
 from games.models import Game, GameStatus, ServiceHeartbeat
+from infra import commit
 
 logger = logging.getLogger(__name__)
 
@@ -86,5 +87,5 @@ def _deadlines_move(*, since: datetime, lost: timedelta) -> list[tuple[int, date
         for game_id, at in moved:
             scheduling.game_timer_schedule(game_id=game_id, at=at)
 
-    transaction.on_commit(send)
+    commit.on_commit(send)
     return moved

@@ -23,11 +23,20 @@ def _game_query(*, lock: bool, game_unread: frozenset, table_unread: frozenset) 
 
 def game_with_table(*, game_id: int, lock: bool, game_unread=frozenset(), table_unread=frozenset()) -> Game:
     """The game (locked until the transaction ends if `lock`) with its table attached; 404 if none."""
-    game = (
-        _game_query(lock=lock, game_unread=frozenset(game_unread), table_unread=frozenset(table_unread))
-        .filter(pk=game_id)
-        .first()
+    game = game_with_table_or_none(
+        game_id=game_id, lock=lock, game_unread=game_unread, table_unread=table_unread
     )
     if game is None:
         raise ApiError(ErrorCode.NOT_FOUND, "No such game.")
     return game
+
+
+def game_with_table_or_none(
+    *, game_id: int, lock: bool, game_unread=frozenset(), table_unread=frozenset()
+) -> Game | None:
+    """`game_with_table`, None if there is no such game (a task's case: nothing to do, not an error)."""
+    return (
+        _game_query(lock=lock, game_unread=frozenset(game_unread), table_unread=frozenset(table_unread))
+        .filter(pk=game_id)
+        .first()
+    )

@@ -2,8 +2,8 @@
 `trustee` (his seat went on or off 托管), `timeout` (what the timer did for him) and `prompt_closed`
 (a prompt he was told of ended: answered by him, on this device or another, by 托管 or by the timer).
 
-Entries are collected in the transaction's unit of work (`GameWork.feed`) and written with its next
-combined write (games/actions.py), so a move, a timeout or a trustee chain appends all of them in the
+Entries are recorded on the transaction's unit of work (`GameWork.feed_append`) and written with its
+one flush (games/work.py), so a move, a timeout or a trustee chain appends all of them in the
 statement that saves it. Each goes to the seat's own user only, and says nothing he does not know
 already from his own view: his seat, his deal's version, why his own seat changed.
 """
@@ -68,4 +68,4 @@ def _tell(*, work: GameWork, seat: int, type: str, data: dict) -> None:
     user_id = game.seat_user_ids[seat]
     if user_id is None or game.bots[seat]:
         return
-    work.feed.append((user_id, type, {"game": game.pk, "table": game.table_id, "seat": seat, **data}))
+    work.feed_append([(user_id, type, {"game": game.pk, "table": game.table_id, "seat": seat, **data})])

@@ -71,11 +71,10 @@ def game_state(*, game: Game) -> Any:
     return state
 
 
-def game_state_remember(*, game: Game, state: Any) -> None:
-    from django.db import transaction
-
-    key = (game.pk, game.version)
-    transaction.on_commit(lambda: _states.put(key, state))
+def game_state_keep(*, game_id: int, version: int, state: Any) -> None:
+    """Keep the state a committed change left the game in (games/work.py, after the commit: a
+    rolled-back change must not be read back)."""
+    _states.put((game_id, version), state)
 
 
 # What a seat's view does not need: read on first use (the final view's endpoint reads them all).

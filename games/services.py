@@ -2,10 +2,10 @@
 
 Each service is one transaction that locks the game row (games/lock_objects.py) and applies actions
 through games/actions.py, the one path for every actor (docs/architecture.md "One action", "Who
-acts besides players"), carrying what it collects in its unit of work (games/work.py). Side effects
-run after commit (actions.after_commit): wake-ups, the next deadline, the trustee or bot
-continuation, the rating. The Celery tasks that wrap these services are games/tasks.py, sent by
-name (games/scheduling.py).
+acts besides players"), recording every change on its unit of work (games/work.py), which writes
+them in one flush and registers the one after-commit effect (actions.work_commit): wake-ups, the
+next deadline, the trustee or bot continuation, the rating. The Celery tasks that wrap these
+services are games/tasks.py, sent by name (games/scheduling.py).
 
 Timer and bot services never trust their own arrival: they carry the version they were scheduled for
 and do nothing once the game has moved on, so a late, early, duplicated or redelivered task is harmless.
@@ -21,11 +21,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import services as account_services
-from accounts.feed import feed_append_many
 from accounts.models import RatingChange
-from games import actions, clock, engine, scheduling, seat_feed, selectors, timers, writes
+from games import actions, clock, engine, seat_feed, selectors, timers
 from games.deal_end import DealEnded
-from games.lock_objects import game_lock
+from games.lock_objects import game_lock, game_lock_for_task
 from games.models import Game, GamePlayer, GameStatus
 from games.work import GameWork
 from infra import metrics, wakeups
@@ -68,6 +67,7 @@ def game_start(
     )
     game.deadline = actions.deadline_for(game=game, phase=state.phase)
     game.bots_due_at = actions.bots_due(game=game, state=state)
+    # The one insert of a deal's row outside its unit of work: its id numbers what the work records.
     game.save()
     work = GameWork(game=game)
     GamePlayer.objects.bulk_create(
@@ -80,17 +80,16 @@ def game_start(
         for seat, taken in enumerate(seats)
         if taken
     )
-    actions.events_append(work=work, rows=actions.event_rows(game=game, events=engine.opening_events(state)))
-    game.save(update_fields=["last_seq"])
+    work.events_append(actions.event_rows(game=game, events=engine.opening_events(state)))
     if state.phase in actions.FINISHED_PHASES:
         game.status = GameStatus.VOID if state.phase == "void" else GameStatus.OVER
         game.final = engine.final_view(state)
         game.finished_at = timezone.now()
         game.deadline = None
-        game.save(update_fields=["status", "final", "finished_at", "deadline"])
+        work.fields_changed("status", "final", "finished_at", "deadline")
     if feed_first is not None:
-        feed_append_many(feed_first(game))
-    feed_append_many(
+        work.feed_append(feed_first(game))
+    work.feed_append(
         [
             (taken["user_id"], "deal_started", {"table": table.pk, "game": game.pk, "seat": seat})
             for seat, taken in enumerate(seats)
@@ -98,10 +97,10 @@ def game_start(
         ]
     )
     if game.status == GameStatus.RUNNING:
-        actions.prompts_announce(game=game, state=state)
+        actions.prompts_announce(work=work, state=state)
         _autoplay_and_commit(work=work)
     else:
-        actions.after_commit(actions.committed(work=work, state=state))
+        actions.work_commit(work=work, state=state)
     return game
 
 
@@ -114,7 +113,10 @@ def game_deal_take(*, game_id: int) -> DealEnded | None:
     if game is None:
         return None
     game.table_pending = False
-    game.save(update_fields=["table_pending"])
+    work = GameWork(game=game)
+    work.fields_changed("table_pending")
+    work.flush()
+    work.commit(None)  # nothing to publish: the table's step publishes what it does with it
     return selectors.game_ended(game=game)
 
 
@@ -167,11 +169,11 @@ def game_action_apply(*, game_id: int, user: Any, action: dict, expected_version
             if not took_back:
                 raise
             refused = exc
-            _after_commit(work=work, autoplay=actions.Autoplay(state=state, pending=False))
+            actions.work_commit(work=work, state=state)
         else:
             autoplay = actions.trustee_autoplay(work=work, state=state)
             view = selectors.game_view_for_seat(game=game, seat=seat, state=autoplay.state)
-            _after_commit(work=work, autoplay=autoplay)
+            actions.work_commit(work=work, state=autoplay.state, autoplay_pending=autoplay.pending)
     if refused is not None:
         raise refused
     return view
@@ -208,15 +210,10 @@ def _version_current(*, game: Game, state: Any, expected: int) -> bool:
     return window is not None and game.version - len(window.answers) <= expected < game.version
 
 
-def _after_commit(*, work: GameWork, autoplay: actions.Autoplay) -> None:
-    change = actions.committed(work=work, state=autoplay.state, autoplay_pending=autoplay.pending)
-    actions.after_commit(change)
-
-
 def _autoplay_and_commit(*, work: GameWork) -> None:
-    """Inside the transaction: let trustee seats act, then register the after-commit effects."""
+    """Inside the transaction: let trustee seats act, then write the work and register its effects."""
     autoplay = actions.trustee_autoplay(work=work, state=selectors.game_state(game=work.game))
-    _after_commit(work=work, autoplay=autoplay)
+    actions.work_commit(work=work, state=autoplay.state, autoplay_pending=autoplay.pending)
 
 
 def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
@@ -230,10 +227,9 @@ def game_trustee_set(*, game_id: int, user: Any, on: bool) -> dict:
             if not on and actions.trustee_is_locked(game=game, seat=seat):
                 raise ApiError(ErrorCode.TRUSTEE_LOCKED, "This seat entered trustee more than three times.")
         work = GameWork(game=game)
-        with writes.deferred(work):  # the switch goes with the trustee's first action, if any
-            if game.trustee[seat] != on:
-                actions.trustee_switch(work=work, seat=seat, on=on)
-            _autoplay_and_commit(work=work)
+        if game.trustee[seat] != on:
+            actions.trustee_switch(work=work, seat=seat, on=on)
+        _autoplay_and_commit(work=work)
         view = selectors.game_view_for_seat(game=game, seat=seat)
     return view
 
@@ -247,8 +243,8 @@ def game_seat_vacate(*, game_id: int, seat: int, by: str = "left") -> None:
         if game.status != GameStatus.RUNNING or game.left[seat]:
             return
         game.left[seat] = True
-        game.save(update_fields=["left"])
         work = GameWork(game=game)
+        work.fields_changed("left")
         actions.trustee_switch(work=work, seat=seat, on=True, locked=True, by=by)
         _autoplay_and_commit(work=work)
 
@@ -279,11 +275,9 @@ def game_abort(*, game_id: int, reason: str) -> bool:
         game.version += 1
         for seat in engine.to_act(state):
             seat_feed.prompt_closed(work=work, seat=seat, by=seat_feed.BY_ABORT)
-        actions.events_append(
-            work=work, rows=actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}])
-        )
-        actions.deal_finish(game=game, state=state, abort_reason=reason)
-        actions.after_commit(actions.committed(work=work, state=state))
+        work.events_append(actions.event_rows(game=game, events=[{"type": "aborted", "reason": reason}]))
+        actions.deal_finish(work=work, state=state, abort_reason=reason)
+        actions.work_commit(work=work, state=state)
     return True
 
 
@@ -296,23 +290,24 @@ def game_timer_fire(*, game_id: int, at: str) -> bool:
     out the seats prompted now. False when nothing was timed out."""
     clock.timers_clock_tick()  # after an outage, deadlines move on before any is applied
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
+        game = game_lock_for_task(game_id=game_id, running=False)  # a finished deal's timer_at is cleared
+        if game is None:
             return False
         if game.timer_at is None or timers.timer_token(game.timer_at) != at:
             return False  # replaced, or a second delivery of a task that already ran
         work = GameWork(game=game)
-        with writes.deferred(work):  # the timeout's writes in as few statements as may be
-            timers.timer_set(work=work, at=None)
-            if game.status != GameStatus.RUNNING or game.deadline is None:
-                return False
-            if game.deadline > timezone.now():
-                # The deadline moved on since this task was sent (or the broker was early): wait again.
-                again = timers.timer_arm(work=work)
-                transaction.on_commit(lambda: scheduling.game_timer_schedule(game_id=game.pk, at=again))
-                return False
-            return _deadline_expire_locked(work=work)
+        game.timer_at = None  # this task has come: none is in flight
+        work.fields_changed("timer_at")
+        if game.status != GameStatus.RUNNING or game.deadline is None:
+            work.flush()
+            work.commit(None)
+            return False
+        if game.deadline > timezone.now():
+            # The deadline moved on since this task was sent (or the broker was early): wait again
+            # (committed arms the task for it), and wake nobody: nothing they see changed.
+            actions.work_commit(work=work, state=selectors.game_state(game=game), moved=False)
+            return False
+        return _deadline_expire_locked(work=work)
 
 
 def game_deadline_expire(*, game_id: int, version: int) -> bool:
@@ -321,20 +316,16 @@ def game_deadline_expire(*, game_id: int, version: int) -> bool:
     same path as a move. False when there was nothing to do."""
     clock.timers_clock_tick()
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
-            return False
-        if game.status != GameStatus.RUNNING or game.version != version or game.deadline is None:
+        game = game_lock_for_task(game_id=game_id, version=version)
+        if game is None or game.deadline is None:
             return False
         work = GameWork(game=game)
-        with writes.deferred(work):
-            if game.deadline > timezone.now():
-                # Early (a clock ahead of ours, or a broker that delivered before the ETA): make sure
-                # a task is due at the deadline rather than leave it to the sweep.
-                actions.after_commit(actions.committed(work=work, state=selectors.game_state(game=game)))
-                return False
-            return _deadline_expire_locked(work=work)
+        if game.deadline > timezone.now():
+            # Early (a clock ahead of ours, or a broker that delivered before the ETA): make sure
+            # a task is due at the deadline rather than leave it to the sweep.
+            actions.work_commit(work=work, state=selectors.game_state(game=game))
+            return False
+        return _deadline_expire_locked(work=work)
 
 
 def _deadline_expire_locked(*, work: GameWork) -> bool:
@@ -343,14 +334,14 @@ def _deadline_expire_locked(*, work: GameWork) -> bool:
     state = selectors.game_state(game=game)
     seats = engine.to_act(state)
     if not seats:
+        work.flush()  # the timer's own field, if the timer's task came (game_timer_fire)
+        work.commit(None)
         return False
     if not all(game.trustee[seat] for seat in seats):
         # (All on trustee already: an auto-play chain whose continuation was lost, not a timeout.)
         deadline = utc_iso(game.deadline)
         # (last_seq is saved with the trustee switch below.)
-        actions.events_append(
-            work=work, rows=actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}])
-        )
+        work.events_append(actions.event_rows(game=game, events=[{"type": "timeout", "deadline": deadline}]))
     timed_out = [seat for seat in seats if not game.trustee[seat]]
     # A prompt with one legal answer (不表态 where nothing else is allowed, a forced decline or call) is
     # answered for the seat, which stays off 托管: ignoring a question without a choice costs nothing
@@ -380,17 +371,14 @@ def _deadline_expire_locked(*, work: GameWork) -> bool:
 def game_trustee_autoplay(*, game_id: int, version: int) -> bool:
     """Seats on trustee that are prompted at `version` act now (the next MAX_AUTOPLAY_ACTIONS of them)."""
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
-            return False
-        if game.status != GameStatus.RUNNING or game.version != version:
+        game = game_lock_for_task(game_id=game_id, version=version)
+        if game is None:
             return False
         work = GameWork(game=game)
         autoplay = actions.trustee_autoplay(work=work, state=selectors.game_state(game=game))
         if game.version == version:
-            return False
-        _after_commit(work=work, autoplay=autoplay)
+            return False  # no trustee seat was prompted: nothing was recorded
+        actions.work_commit(work=work, state=autoplay.state, autoplay_pending=autoplay.pending)
     return True
 
 
@@ -433,11 +421,8 @@ def game_bots_act(*, game_id: int, version: int) -> bool:
     table's bot level, through the same path as a player's move. A stale or
     duplicated task finds another version and does nothing."""
     with wakeups.batched(), transaction.atomic():
-        try:
-            game = game_lock(game_id=game_id)
-        except ApiError:
-            return False
-        if game.status != GameStatus.RUNNING or game.version != version:
+        game = game_lock_for_task(game_id=game_id, version=version)
+        if game is None:
             return False
         state = selectors.game_state(game=game)
         seats = actions.bot_seats_prompted(game=game, state=state)

@@ -14,28 +14,22 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from games import writes
-from games.models import GameStatus
-from games.work import GameWork
+from games.models import Game, GameStatus
 
 
-def timer_arm(*, work: GameWork) -> datetime | None:
-    """Inside the transaction holding the game's lock: the ETA of a task to send after commit, or
-    None when the task in flight covers the deadline (or there is no deadline)."""
-    game = work.game
+def timer_arm(*, game: Game) -> datetime | None:
+    """Inside the transaction holding the game's lock: the ETA of a task to send after commit (set
+    as `game.timer_at`, which the caller's unit of work saves), or None when the task in flight
+    covers the deadline (or there is no deadline). Called once per transaction, by
+    games/actions.py `committed`."""
     if game.status != GameStatus.RUNNING or game.deadline is None:
         return None  # a task in flight will find nothing to do and clear timer_at
     due = game.timer_at
     lost_before = timezone.now() - timedelta(seconds=settings.GAMES_SWEEP_GRACE)
     if due is not None and lost_before < due <= game.deadline:
         return None
-    timer_set(work=work, at=game.deadline)
+    game.timer_at = game.deadline
     return game.deadline
-
-
-def timer_set(*, work: GameWork, at: datetime | None) -> None:
-    work.game.timer_at = at
-    writes.game_fields_save(work, ("timer_at",))
 
 
 def timer_token(at: datetime) -> str:

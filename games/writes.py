@@ -1,9 +1,16 @@
-"""The move path's writes, as hand-written statements: append event rows, update the game row, and
-append the `your_turn` entries the move announces (on PostgreSQL, all in one statement).
+"""The statements of a deal's unit of work (games/work.py `GameWork.flush`): one builder per table,
+and on PostgreSQL the three in one statement.
 
-Every action of every actor (player, timer, trustee, bot) makes exactly these writes: each statement
-is built once per shape and reused, and on PostgreSQL the three go in one round trip. The values
-still go through each field's own `pre_save` and `get_db_prep_save` (JSON through
+- event rows: infra/sql_insert.py `insert_statement` (an INSERT built once per row count);
+- the game row: `_game_update_statement` (an UPDATE of the changed fields, built once per set);
+- feed entries: accounts/feed.py `feed_append_prepare` (the user cursors' upsert and the entries'
+  insert, as WITH items).
+
+On PostgreSQL the inserts go as data-modifying WITH items of the game's UPDATE (they run to completion
+whether or not they are read): whatever a move, a timeout or a trustee chain changed is one round
+trip, not three. It pays: about 7 % of a move's server CPU against the same builders run one after
+the other (docs/scaling.md, "The unit of work's one statement").
+The values still go through each field's own `pre_save` and `get_db_prep_save` (JSON through
 infra/json_field.py, datetimes, foreign keys), so what is stored is what the ORM would store. No
 model signals are sent for these rows: none are connected to games or events (games/models.py keeps
 them out of the audit log on purpose).
@@ -13,15 +20,9 @@ from functools import lru_cache
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
-from accounts.feed import feed_append_many, feed_append_prepare, feed_appended
+from accounts.feed import FeedAppended, feed_append_prepare, feed_appended, feed_write
 from games.models import Event, Game
-from games.work import DeferredWrites, GameWork
 from infra.sql_insert import insert_statement, rows_insert
-
-
-def events_insert(rows: list[Event]) -> None:
-    """Insert these new event rows (their primary keys are not read back)."""
-    rows_insert(Event, rows)
 
 
 @lru_cache(maxsize=16)
@@ -41,98 +42,39 @@ def _game_update_statement(game: Game, names: tuple[str, ...]) -> tuple[str, lis
     return sql, [*params, game.pk]
 
 
-def game_update(game: Game, names: tuple[str, ...]) -> None:
-    """`game.save(update_fields=names)` for a row that exists (it is locked by the caller)."""
-    sql, params = _game_update_statement(game, names)
+def game_write(
+    *, game: Game, rows: list[Event], names: tuple[str, ...], feed: list[tuple[int, str, dict]]
+) -> FeedAppended | None:
+    """Insert the new event `rows`, save the fields `names` of the locked `game` (it exists), and
+    append the `feed` entries; returns the feed's append (published after commit) or None."""
+    if not (rows or names or feed):
+        return None
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        rows_insert(Event, rows)
+        if names:
+            sql, params = _game_update_statement(game, names)
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+        return feed_write(feed) if feed else None
+    if not (rows or names):
+        return feed_write(feed)
+    ctes, params = [], []
+    if rows:
+        insert_sql, insert_params = insert_statement(Event, rows)
+        ctes.append(f"appended AS ({insert_sql})")
+        params += insert_params
+    prepared = feed_append_prepare(feed) if feed else None
+    if prepared is not None:
+        ctes.append(prepared.ctes)
+        params += prepared.params
+    if names:
+        main, main_params = _game_update_statement(game, names)
+        if prepared is not None:
+            main += f" RETURNING {prepared.seqs_sql}"
+    else:  # event rows without a field of the game: not made by GameWork (it saves last_seq)
+        main, main_params = f"SELECT {prepared.seqs_sql if prepared is not None else 1}", []
+    sql = f"WITH {', '.join(ctes)} {main}" if ctes else main
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-
-
-def events_insert_and_game_update(
-    rows: list[Event], game: Game, names: tuple[str, ...], feed: list[tuple[int, str, dict]] = ()
-) -> None:
-    """`events_insert(rows)`, `game_update(game, names)` and `feed_append_many(feed)`, in one
-    statement on PostgreSQL (the inserts as data-modifying WITH items, which run to completion
-    whether or not they are read): two round trips and two statements fewer on every move."""
-    prepared = feed_append_prepare(list(feed)) if feed else None
-    if connection.vendor != "postgresql" or not rows:
-        events_insert(rows)
-        game_update(game, names)
-        feed_append_many(list(feed))
-        return
-    insert_sql, insert_params = insert_statement(Event, rows)
-    update_sql, update_params = _game_update_statement(game, names)
-    if prepared is None:
-        with connection.cursor() as cursor:
-            cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", [*insert_params, *update_params])
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH appended AS ({insert_sql}), {prepared.ctes} {update_sql} RETURNING {prepared.seqs_sql}",
-            [*insert_params, *prepared.params, *update_params],
-        )
-        seqs = cursor.fetchone()[0]
-    feed_appended(prepared, seqs)
-
-
-class deferred:
-    """Inside `with deferred(work):`, event rows appended without an update of the game
-    (`events_insert_or_defer`) and game fields saved (`game_fields_save`) wait, and go with the next
-    combined write (`take_deferred`) or, on leaving the block without an error, in one statement.
-
-    A timeout puts each seat on trustee, clears and re-arms the timer, then writes the trustee's
-    action (and the feed entries the transaction collected in `work.feed`): one statement instead
-    of five on the way to its wake-up (the re-armed timer goes with it
-    too: games.actions.trustee_autoplay). An error leaves the writes unmade: the transaction is
-    rolled back anyway."""
-
-    def __init__(self, work: GameWork) -> None:
-        self.work = work
-
-    def __enter__(self) -> None:
-        if self.work.deferred is not None:
-            raise RuntimeError("writes of this game are already deferred")
-        self.work.deferred = DeferredWrites()
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        pending, self.work.deferred = self.work.deferred, None
-        feed, self.work.feed = self.work.feed, []
-        if exc_type is not None:
-            return
-        if pending.rows or pending.fields:
-            names = tuple(sorted(pending.fields or {"last_seq"}))
-            events_insert_and_game_update(pending.rows, self.work.game, names, feed)
-        else:
-            feed_append_many(feed)
-
-
-def deferring(work: GameWork) -> bool:
-    """Writes of the work's game are being deferred (inside `deferred(work)`)."""
-    return work.deferred is not None
-
-
-def game_fields_save(work: GameWork, names: tuple[str, ...]) -> None:
-    """Save these fields of the locked game now, or with its deferred writes."""
-    if work.deferred is None:
-        game_update(work.game, names)
-    else:
-        work.deferred.fields.update(names)
-
-
-def events_insert_or_defer(work: GameWork, rows: list[Event]) -> None:
-    """Insert these new event rows of the game now, or with its deferred writes."""
-    if work.deferred is None:
-        events_insert(rows)
-    else:
-        work.deferred.rows.extend(rows)
-
-
-def take_deferred(work: GameWork, rows: list[Event], names: tuple[str, ...]) -> tuple[list[Event], tuple]:
-    """A combined write of `rows` and `names` about to run: the deferred rows (which come first in
-    the log) and fields go with it."""
-    pending = work.deferred
-    if pending is None or not (pending.rows or pending.fields):
-        return rows, names
-    rows, names = [*pending.rows, *rows], tuple(sorted({*pending.fields, *names}))
-    pending.rows, pending.fields = [], set()
-    return rows, names
+        cursor.execute(sql, [*params, *main_params])
+        seqs = cursor.fetchone()[0] if prepared is not None else None
+    return feed_appended(prepared, seqs) if prepared is not None else None

@@ -20,7 +20,8 @@ import threading
 
 import orjson
 from django.conf import settings
-from django.db import transaction
+
+from infra import commit
 
 logger = logging.getLogger(__name__)
 
@@ -228,4 +229,4 @@ def publish_access(*, user_ids) -> None:
     user_ids = sorted({user_id for user_id in user_ids if user_id is not None})
     if not user_ids or not settings.REDIS_URL:
         return
-    transaction.on_commit(lambda: [_publish(access_channel_name(user_id), 0) for user_id in user_ids])
+    commit.on_commit(lambda: [_publish(access_channel_name(user_id), 0) for user_id in user_ids])

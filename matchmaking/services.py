@@ -16,11 +16,11 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.deal_end import DealEnded
 from games.models import Game, GameStatus
-from infra import wakeups
+from infra import commit, wakeups
 from infra.api.errors import ApiError, ErrorCode
 from infra.timestamps import utc_iso
 from matchmaking import bots, scheduling, table_events
-from matchmaking.lock_objects import table_lock
+from matchmaking.lock_objects import table_lock, table_lock_for_task
 from matchmaking.models import (
     DEFAULT_DEAL_PAUSE_SECONDS,
     DEFAULT_PLAY_SECONDS,
@@ -293,7 +293,7 @@ def table_deal_end(*, game_id: int) -> bool:
             _table_close(table=table, reason=closing)
             return True
         table_id, due = table.pk, table.next_deal_at
-        transaction.on_commit(lambda: scheduling.table_deal_next_schedule(table_id=table_id, at=due))
+        commit.on_commit(lambda: scheduling.table_deal_next_schedule(table_id=table_id, at=due))
     return True
 
 
@@ -302,9 +302,8 @@ def table_deal_next(*, table_id: int) -> bool:
     A void deal is dealt again at once (new seed, same start seat and context, docs/rules.md §2), at
     most MAX_VOID_REDEALS times in a row. False when nothing was dealt (not due, dealt already, closed)."""
     with transaction.atomic():
-        try:
-            table = table_lock(table_id=table_id)
-        except ApiError:
+        table = table_lock_for_task(table_id=table_id)
+        if table is None:
             return False
         due = table.next_deal_at
         if table.status != TableStatus.PLAYING or due is None or due > timezone.now():

@@ -6,9 +6,7 @@ waiters on `GET tables/{id}/events` are woken after commit with the new seq only
 
 from typing import Any
 
-from django.db import transaction
-
-from infra import wakeups
+from infra import commit, wakeups
 from matchmaking.models import Table, TableEvent
 
 
@@ -22,5 +20,5 @@ def append(*, table: Table, type: str, data: dict) -> TableEvent:
     table.save(update_fields=["last_seq"])
     row = TableEvent.objects.create(table=table, seq=table.last_seq, type=type, data={"type": type, **data})
     table_id, seq = table.pk, table.last_seq
-    transaction.on_commit(lambda: wakeups.publish_table(table_id=table_id, seq=seq))
+    commit.on_commit(lambda: wakeups.publish_table(table_id=table_id, seq=seq))
     return row

@@ -19,7 +19,7 @@ from accounts.feed import feed_append_many
 from accounts.models import Rating, SanctionKind
 from accounts.services import rating_model
 from games import selectors as game_selectors
-from infra import wakeups
+from infra import commit, wakeups
 from infra.api.errors import ApiError, ErrorCode
 from matchmaking.models import Ticket, TicketStatus
 
@@ -81,11 +81,11 @@ def tickets_settle(
     for ticket in tickets:
         ticket.status = status
         ticket.save(update_fields=["status", *fields])
-        ticket_id = ticket.pk
-        transaction.on_commit(lambda ticket_id=ticket_id: wakeups.publish_ticket(ticket_id=ticket_id))
         if status in (TicketStatus.CANCELLED, TicketStatus.EXPIRED):
             type = "ticket_cancelled" if status == TicketStatus.CANCELLED else "ticket_expired"
             entries.append((ticket.user_id, type, {"ticket": ticket.pk, "reason": reason}))
+    ticket_ids = [ticket.pk for ticket in tickets]
+    commit.on_commit(lambda: [wakeups.publish_ticket(ticket_id=ticket_id) for ticket_id in ticket_ids])
     feed_append_many(entries)
 
 

@@ -3,8 +3,8 @@
 import logging
 
 from celery import current_app, shared_task
-from django.db import transaction
 
+from infra import commit
 from matchmaking.models import TableStatus
 from tournaments import services
 from tournaments.models import RoundTable
@@ -38,7 +38,7 @@ def table_saved(sender, instance, update_fields=None, **kwargs) -> None:
         RoundTable.objects.filter(table_id=instance.pk).values_list("round__tournament_id", flat=True).first()
     )
     if tournament_id is not None:
-        transaction.on_commit(lambda: step_schedule(tournament_id=tournament_id))
+        commit.on_commit(lambda: step_schedule(tournament_id=tournament_id))
 
 
 def step_schedule(*, tournament_id: int) -> None:

@@ -43,7 +43,7 @@ class PushDevice(models.Model):
 
 
 class NotificationPreferences(models.Model):
-    """Absent: the defaults (accounts/push/kinds.py, docs/notifications.md "Preferences")."""
+    """Absent: the defaults (accounts/push_kinds.py, docs/notifications.md "Preferences")."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True)
     kinds = OrjsonField(default=dict)  # {kind: bool}: only the kinds the user changed

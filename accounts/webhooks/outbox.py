@@ -12,11 +12,11 @@ import secrets
 
 from celery import current_app
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.webhooks.models import Webhook, WebhookEvent, WebhookMessage
+from infra import commit
 from infra.timestamps import utc_iso
 
 logger = logging.getLogger(__name__)
@@ -36,7 +36,20 @@ def webhook_enqueue(
     *, event: str, data: dict, user_ids: list[int | None], table_id: int | None = None
 ) -> int:
     """Queue `event` for the active webhooks of `user_ids` (the table's creator and players) and of
-    staff users. Call it inside the transaction of the change. Returns how many messages it wrote."""
+    staff users, and send their delivery after the commit. Call it inside the transaction of the
+    change. Returns how many messages it wrote."""
+    message_ids = webhook_messages_write(event=event, data=data, user_ids=user_ids, table_id=table_id)
+    if message_ids:
+        commit.on_commit(lambda: deliveries_schedule(message_ids=message_ids))
+    return len(message_ids)
+
+
+def webhook_messages_write(
+    *, event: str, data: dict, user_ids: list[int | None], table_id: int | None = None
+) -> list[int]:
+    """`webhook_enqueue` without the after-commit send, which the caller owes
+    (`deliveries_schedule` of the ids returned): a deal's unit of work sends it with its own
+    (games/work.py)."""
     if event not in WebhookEvent.values:
         raise ValueError(f"unknown webhook event {event!r}")
     owners = {user_id for user_id in user_ids if user_id is not None}
@@ -44,7 +57,7 @@ def webhook_enqueue(
     # `events` is filtered here, not in SQL: JSON containment is not portable to SQLite.
     webhooks = [webhook for webhook in candidates.only("pk", "events") if event in webhook.events]
     if not webhooks:
-        return 0
+        return []
     body = message_body(event=event, data=data)
     now = timezone.now()
     messages = WebhookMessage.objects.bulk_create(
@@ -60,9 +73,7 @@ def webhook_enqueue(
             for webhook in webhooks
         ]
     )
-    message_ids = [message.pk for message in messages]
-    transaction.on_commit(lambda: deliveries_schedule(message_ids=message_ids))
-    return len(message_ids)
+    return [message.pk for message in messages]
 
 
 def deliveries_schedule(*, message_ids: list[int], countdown: float = 0) -> None:

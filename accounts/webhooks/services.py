@@ -17,7 +17,7 @@ from standardwebhooks.webhooks import Webhook as Signer
 
 from accounts.webhooks import outbox, sender
 from accounts.webhooks.models import MessageStatus, Webhook, WebhookDelivery, WebhookEvent, WebhookMessage
-from infra import metrics
+from infra import commit, metrics
 from infra.api.errors import ApiError, ErrorCode
 
 
@@ -59,7 +59,7 @@ def message_redeliver(*, message: WebhookMessage) -> WebhookMessage:
         message.next_attempt_at = timezone.now()
         message.failure_reason = ""
         message.save(update_fields=["status", "attempts", "next_attempt_at", "failure_reason"])
-        transaction.on_commit(lambda: outbox.deliveries_schedule(message_ids=[message.pk]))
+        commit.on_commit(lambda: outbox.deliveries_schedule(message_ids=[message.pk]))
     return message
 
 
@@ -151,7 +151,7 @@ def webhook_message_deliver(*, message_id: int) -> bool:
         outcome = "delivered" if result.success else "failed" if retry_in is not None else "gave_up"
         metrics.record_webhook_delivery(outcome)
         if retry_in is not None:
-            transaction.on_commit(
+            commit.on_commit(
                 lambda: outbox.deliveries_schedule(message_ids=[message.pk], countdown=retry_in)
             )
     return True

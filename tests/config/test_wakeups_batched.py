@@ -83,11 +83,12 @@ def test_what_a_batch_holds_can_be_sent_early_and_it_goes_on_holding(sent):
 
 
 def test_a_changes_wake_ups_leave_before_its_tasks_are_sent(sent, monkeypatch):
-    """games/actions.py: after a commit, the held wake-ups (the feed's hooks ran first) go out
-    before the deadline and bot tasks are sent to the broker, which may be slow."""
+    """games/work.py: after a commit, the held wake-ups (the feeds' first) go out before the
+    deadline and bot tasks are sent to the broker, which may be slow."""
     from django.utils import timezone
 
-    from games import actions, scheduling
+    from accounts.feed import FeedAppended
+    from games import scheduling, work
 
     order: list[str] = []
     monkeypatch.setattr(
@@ -95,7 +96,7 @@ def test_a_changes_wake_ups_leave_before_its_tasks_are_sent(sent, monkeypatch):
     )
     monkeypatch.setattr(scheduling, "game_timer_schedule", lambda **kw: order.append("timer"))
     monkeypatch.setattr(scheduling, "game_bot_schedule", lambda **kw: order.append("bot"))
-    change = actions.Committed(
+    change = work.Committed(
         game_id=5,
         version=8,
         running=True,
@@ -107,9 +108,9 @@ def test_a_changes_wake_ups_leave_before_its_tasks_are_sent(sent, monkeypatch):
         log_after=7,
         log_entries=({"seq": 8},),
     )
+    fed = FeedAppended(seqs=[4], woken=[(3, [{"type": "your_turn", "seq": 4}])], pushable=[])
     with wakeups.batched():
-        wakeups.publish_user(user_id=3, seq=4)  # the feed's hook, registered first
-        actions._run_after_commit(change)
+        work._committed(change, [fed], [], None)
     assert order == ["wake-ups 2", "bot", "timer"]
 
 

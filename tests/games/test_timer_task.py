@@ -136,7 +136,7 @@ def test_the_task_of_a_finished_deal_clears_itself(make_table, sent, django_capt
 def test_a_timeout_writes_with_the_trustees_action_in_order(
     make_table, sent, django_capture_on_commit_callbacks
 ):
-    """games/writes.deferred: the timeout event, the seat's trustee switch, the cleared and the
+    """games/work.py: the timeout event, the seat's trustee switch, the cleared and the
     re-armed timer go in the trustee action's own statement. The log keeps their order."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext

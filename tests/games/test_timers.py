@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from games import actions, engine, selectors, services, tasks
 from games.models import Event, Game, GameStatus
+from infra.timestamps import utc_iso
 from matchmaking.models import Table, TableStatus
 from tests.conftest import assert_error
 from tests.games.trustees import autoplay_to_the_end, finish_with_trustees, set_trustee
@@ -40,7 +41,7 @@ def test_every_prompt_has_a_deadline_from_the_table_settings(make_table):
     # prompt_seconds (15 by default) outside play.
     assert before + timedelta(seconds=14) < game.deadline <= timezone.now() + timedelta(seconds=15)
     view = setup["clients"][0].get(f"/api/v1/games/{setup['game']}").json()
-    assert view["deadline"] == game.deadline.isoformat().replace("+00:00", "Z")
+    assert view["deadline"] == utc_iso(game.deadline)
 
 
 def test_timer_for_an_older_version_does_nothing(make_table):

@@ -19,15 +19,15 @@ def test_a_change_names_exactly_the_rows_it_appended_or_nothing(make_table):
         work = GameWork(game=game)
         before = game.last_seq
         rows = actions.event_rows(game=game, events=[{"type": "trustee", "seat": 1, "on": True}])
-        actions.events_append(work=work, rows=rows)
+        work.events_append(rows)
         assert actions._appended_entries(work) == (
             before,
             ({"type": "trustee", "seat": 1, "on": True, "seq": before + 1},),
         )
-        # Taken once; a change with no rows through events_append claims nothing.
+        # Taken once; a change with no rows through GameWork.events_append claims nothing.
         assert actions._appended_entries(work) is None
         # Rows appended, then another numbered but written some other way: not trusted whole.
-        actions.events_append(work=work, rows=actions.event_rows(game=game, events=[{"type": "x"}]))
+        work.events_append(actions.event_rows(game=game, events=[{"type": "x"}]))
         actions.event_rows(game=game, events=[{"type": "y"}])
         assert actions._appended_entries(work) is None
         transaction.set_rollback(True)

@@ -9,6 +9,7 @@ from accounts.models import Rating, Sanction, SanctionKind
 from games import engine
 from games.models import Game
 from infra.api.errors import ApiError
+from infra.timestamps import utc_iso
 from matchmaking import matching, tickets
 from matchmaking.models import Ticket, TicketStatus
 from tests.conftest import assert_error
@@ -298,7 +299,7 @@ def test_me_active_lists_the_callers_seats_and_live_waiting_tickets(make_table, 
                     "game": game.pk,
                     "phase": engine.from_json(game.state).phase,
                     "your_turn": 2 in engine.to_act(engine.from_json(game.state)),
-                    "deadline": game.deadline.isoformat().replace("+00:00", "Z"),
+                    "deadline": utc_iso(game.deadline),
                     "version": game.version,
                     "trustee": False,
                     "trustee_locked": False,
