@@ -16,9 +16,11 @@ Web Push is sent with pywebpush directly rather than through django-push-notific
 `WebPushDevice.send_message`, which turns every refusal into one exception without its status (a
 5xx to retry and a 400 to give up on look alike) and deactivates a gone subscription instead of
 removing it; the subscription and the VAPID key still come from the library's rows and settings.
-APNs (aioapns) and FCM (firebase-admin) go through the library's own send functions.
+APNs goes through aioapns directly for the same reason (`_apns`); FCM through the library's send
+function (firebase-admin).
 """
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -223,42 +225,78 @@ def _webpush(device: PushDevice, message: Message) -> str:
 
 
 def _by_status(status: int | None) -> str:
+    """Web Push: RFC 8030 §6.2 and §7.3 (404/410: the subscription is gone)."""
     if status in (404, 410):
         return "gone"
-    if status is None or status >= 500 or status == 429:
-        return "retry"
-    return "failed"
+    return _retry_or_fail(status)
+
+
+def _retry_or_fail(status: int | None) -> str:
+    """A refusal that is not the device's: the service's trouble (5xx, 429, no answer) is retried."""
+    return "retry" if status is None or status >= 500 or status == 429 else "failed"
 
 
 APNS_GONE = {"Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic"}
-APNS_RETRY = {"InternalServerError", "ServiceUnavailable", "TooManyRequests", "Shutdown"}
 
 
 def _apns(device: PushDevice, message: Message) -> str:
-    from aioapns.common import PRIORITY_HIGH, PRIORITY_NORMAL
-    from push_notifications.apns_async import apns_send_message
+    """Through aioapns itself, the library django-push-notifications wraps: its wrapper raises one
+    exception for every refusal (a 503 to retry and a 400 to give up on look alike) and gives a send
+    one second. The key, team, topic and sandbox still come from the library's settings."""
+    from aioapns import PRIORITY_HIGH, PRIORITY_NORMAL, NotificationRequest, PushType
+    from aioapns.exceptions import ConnectionClosed, ConnectionError, MaxAttemptsExceeded
     from push_notifications.conf import get_manager
 
     library = device.apns
-    if not get_manager().has_auth_token_creds(library.application_id):
+    manager = get_manager()
+    if not manager.has_auth_token_creds(library.application_id):
         return "failed"  # no APNs key configured (docs/deploy.md)
+    key_path, key_id, team_id = manager.get_apns_auth_creds(library.application_id)
+    aps: dict = {"alert": {"title": message.title, "body": message.body}}
+    if message.collapse_key:
+        aps["thread-id"] = message.collapse_key  # the notifications of one game group together
+    request = NotificationRequest(
+        device_token=library.registration_id,
+        message={"aps": aps, **message.data},
+        time_to_live=TTL_SECONDS[message.high],
+        priority=PRIORITY_HIGH if message.high else PRIORITY_NORMAL,
+        collapse_key=message.collapse_key,
+        push_type=PushType.ALERT,
+    )
+    client_options = {
+        "key": key_path,
+        "key_id": key_id,
+        "team_id": team_id,
+        "topic": manager.get_apns_topic(library.application_id),
+        "use_sandbox": manager.get_apns_use_sandbox(library.application_id),
+    }
     try:
-        result = apns_send_message(
-            registration_id=library.registration_id,
-            alert={"title": message.title, "body": message.body},
-            application_id=library.application_id,
-            extra=message.data,
-            priority=PRIORITY_HIGH if message.high else PRIORITY_NORMAL,
-            collapse_id=message.collapse_key,
-            thread_id=message.collapse_key,
-        )
-    except TimeoutError:
+        result = asyncio.run(_apns_send(request, client_options))
+    except (TimeoutError, OSError, ConnectionError, ConnectionClosed, MaxAttemptsExceeded):
         return "retry"
-    error = result["results"][0]
-    if error == "Success":
+    if result.is_successful:
         return "sent"
-    reason = error.get("error") if isinstance(error, dict) else str(error)
-    return "gone" if reason in APNS_GONE else "retry" if reason in APNS_RETRY else "failed"
+    status = int(result.status) if str(result.status).isdigit() else None
+    if status == 410 or result.description in APNS_GONE:
+        return "gone"
+    return _retry_or_fail(status)
+
+
+async def _apns_send(request, client_options: dict):
+    from aioapns import APNs
+
+    # One connection per send, as django-push-notifications' own send makes: a worker process runs
+    # one event loop per call, and a connection does not outlive its loop.
+    client = APNs(
+        **client_options,
+        max_connection_attempts=1,  # a refused connection is retried by PUSH_RETRY_SCHEDULE, not here
+    )
+    try:
+        return await asyncio.wait_for(
+            client.send_notification(request), timeout=settings.PUSH_TIMEOUT_SECONDS
+        )
+    finally:
+        client.pool.close()
 
 
 def _fcm(device: PushDevice, message: Message) -> str:
@@ -287,13 +325,16 @@ def _fcm(device: PushDevice, message: Message) -> str:
         return "gone"
     if isinstance(
         exc,
-        firebase_exceptions.UnavailableError
+        firebase_exceptions.UnavailableError  # also a refused connection
         | firebase_exceptions.InternalError
-        | firebase_exceptions.DeadlineExceededError
+        | firebase_exceptions.DeadlineExceededError  # a timeout
         | messaging.QuotaExceededError,
     ):
         return "retry"
-    return "failed"
+    # firebase-admin's own retries (urllib3: 500 and 503, four times) are behind it; any other 5xx
+    # (a front end's 502) is retried here too.
+    response = getattr(exc, "http_response", None)
+    return _retry_or_fail(response.status_code) if response is not None else "failed"
 
 
 def _firebase_ready() -> bool:
@@ -306,7 +347,10 @@ def _firebase_ready() -> bool:
         pass
     if not settings.FCM_CREDENTIALS_PATH:
         return False
-    firebase_admin.initialize_app(firebase_admin.credentials.Certificate(settings.FCM_CREDENTIALS_PATH))
+    firebase_admin.initialize_app(
+        firebase_admin.credentials.Certificate(settings.FCM_CREDENTIALS_PATH),
+        options={"httpTimeout": settings.PUSH_TIMEOUT_SECONDS},  # its default is 120 s
+    )
     return True
 
 

@@ -620,6 +620,8 @@ PUSH_ENABLED = env_bool("PUSH_ENABLED", True)
 # Push notifications (docs/notifications.md; credentials: docs/deploy.md "Environment variables"). Each
 # platform sends only when its credentials are set; a device of a platform without them is kept and
 # skipped. django-push-notifications reads PUSH_NOTIFICATIONS_SETTINGS.
+# How long one push waits for its service's answer (APNs, FCM, Web Push); then it is retried.
+PUSH_TIMEOUT_SECONDS = float(os.environ.get("PUSH_TIMEOUT_SECONDS", "5"))
 PUSH_NOTIFICATIONS_SETTINGS = {
     "CONFIG": "push_notifications.conf.LegacyConfig",
     "UNIQUE_REG_ID": False,  # one token, one user: accounts/push/devices.py moves it
@@ -633,7 +635,7 @@ PUSH_NOTIFICATIONS_SETTINGS = {
     # push/vapid-key).
     "WP_PRIVATE_KEY": os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY") or None,
     "WP_CLAIMS": {"sub": os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:ops@example.invalid")},
-    "WP_ERROR_TIMEOUT": float(os.environ.get("PUSH_TIMEOUT_SECONDS", "5")),
+    "WP_ERROR_TIMEOUT": PUSH_TIMEOUT_SECONDS,
 }
 WEBPUSH_VAPID_PUBLIC_KEY = os.environ.get("WEBPUSH_VAPID_PUBLIC_KEY", "")
 # FCM: the service account JSON file's path (firebase-admin's credential), and its project.
