@@ -18,8 +18,8 @@ def test_committed_openapi_file_is_the_generated_schema(tmp_path):
 
 def test_schema_version_is_the_api_version(client):
     served = client.get("/api/schema/?format=json").json()
-    assert served["info"]["version"] == "1.6.0"
-    assert yaml.safe_load(OPENAPI_FILE.read_text())["info"]["version"] == "1.6.0"
+    assert served["info"]["version"] == "1.7.0"
+    assert yaml.safe_load(OPENAPI_FILE.read_text())["info"]["version"] == "1.7.0"
 
 
 def test_schema_text_points_only_inside_the_repository(client):
