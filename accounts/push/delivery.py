@@ -1,7 +1,8 @@
 """Pushing feed entries to a user's devices: the worker's side (docs/notifications.md "Delivery").
 
 The feed hands each commit's new entries of the pushable kinds to the worker (accounts/feed.py: a
-Redis list drained by `push.entries_drain`, or without Redis the `push.entries_push` task). For
+Redis list drained by `push.entries_drain`, or without Redis the `push.entries_push` task); a
+hand-over that was lost is made up by `push.entries_sweep`, which reads the feed itself. For
 each entry: a copy goes to the user's inbox if its kind keeps one; then, unless the user turned the
 kind off, is in his quiet hours, or (for `your_turn`) is watching the game in the foreground
 (infra/presence.py), one push per device.
@@ -22,17 +23,20 @@ function (firebase-admin).
 
 import asyncio
 import logging
+from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import orjson
 import requests
 from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import translation
+from django.db.models import Min, OuterRef, Subquery
+from django.utils import timezone, translation
 
-from accounts.feed import PUSH_QUEUE
-from accounts.models import FeedEvent
+from accounts.feed import FEED_PAGE, PUSH_QUEUE
+from accounts.models import FeedCursor, FeedEvent
 from accounts.push import services
 from accounts.push.models import DeliveryStatus, InboxItem, Platform, PushDelivery, PushDevice
 from accounts.push_kinds import INBOX_KINDS, KINDS, payload_fields
@@ -94,6 +98,60 @@ def entries_drain(*, batch: int = 500) -> int:
         if not values:
             return sent
         sent += entries_push(entries=[tuple(pair) for value in values for pair in orjson.loads(value)])
+
+
+def entries_sweep(*, now: datetime | None = None) -> int:
+    """The beat task's body, every PUSH_SWEEP_SECONDS: push the entries whose hand-over was lost (Redis
+    down after the commit, a worker that died while draining). Returns the pushes sent.
+
+    Each device's `swept_seq` says how far its user's feed was swept. An entry is swept once it is
+    PUSH_SWEEP_GRACE old (its hand-over has had its chance); what no device of the user has a
+    delivery for goes through `entries_push`, whose claim keeps it to one push per device even if
+    the lost hand-over turns up after all. An entry older than PUSH_SWEEP_MAX_AGE is past pushing
+    (an hour-old "your turn" is noise): it is only kept in the inbox if its kind is."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PUSH_SWEEP_GRACE)
+    stale = now - timedelta(seconds=settings.PUSH_SWEEP_MAX_AGE)
+    newest = FeedCursor.objects.filter(user_id=OuterRef("user_id")).values("last_seq")
+    behind = (
+        PushDevice.objects.filter(swept_seq__lt=Subquery(newest))
+        .values("user_id")
+        .annotate(after=Min("swept_seq"))
+        .order_by("user_id")
+    )
+    return sum(
+        _user_sweep(row["user_id"], after=row["after"], cutoff=cutoff, stale=stale)
+        for row in behind[: settings.PUSH_SWEEP_USERS]
+    )
+
+
+def _user_sweep(user_id: int, *, after: int, cutoff: datetime, stale: datetime) -> int:
+    rows = FeedEvent.objects.filter(user_id=user_id, seq__gt=after).order_by("seq")
+    settled = []
+    # Seqs are numbered in commit order and only a committed prefix is visible, so the entries old
+    # enough to sweep are a prefix too: stop at the first young one (swept next time).
+    for seq, kind, created_at in rows.values_list("seq", "type", "created_at")[:FEED_PAGE]:
+        if created_at > cutoff:
+            break
+        settled.append((seq, kind, created_at))
+    if not settled:
+        return 0
+    devices = list(PushDevice.objects.filter(user_id=user_id).values_list("pk", flat=True))
+    fresh = [seq for seq, kind, created_at in settled if kind in KINDS and created_at > stale]
+    handled = Counter(
+        PushDelivery.objects.filter(device_id__in=devices, seq__in=fresh).values_list("seq", flat=True)
+    )
+    lost = [(user_id, seq) for seq in fresh if handled[seq] < len(devices)]
+    sent = entries_push(entries=lost) if lost else 0
+    for row in FeedEvent.objects.filter(
+        user_id=user_id, seq__in=[seq for seq, kind, at in settled if kind in INBOX_KINDS and at <= stale]
+    ):
+        _inbox_keep(user_id, {**row.data, "seq": row.seq, "_at": row.created_at})
+    last = settled[-1][0]
+    PushDevice.objects.filter(user_id=user_id, swept_seq__lt=last).update(swept_seq=last)
+    if lost:
+        logger.info("push sweep: %s entries of user %s had no delivery", len(lost), user_id)
+    return sent
 
 
 def _inbox_keep(user_id: int, entry: dict) -> None:

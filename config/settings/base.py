@@ -655,5 +655,17 @@ CELERY_BEAT_SCHEDULE["push-drain"] = {
     "schedule": PUSH_DRAIN_SECONDS,
     "options": {"expires": PUSH_DRAIN_SECONDS},
 }
+# A hand-over to the worker lost with Redis or a dying worker: beat's sweep reads the feed every
+# PUSH_SWEEP_SECONDS for entries at least PUSH_SWEEP_GRACE old that no device got, and pushes them;
+# older than PUSH_SWEEP_MAX_AGE they are only kept in the inbox (accounts/push/delivery.py).
+PUSH_SWEEP_SECONDS = float(os.environ.get("PUSH_SWEEP_SECONDS", "30"))
+PUSH_SWEEP_GRACE = float(os.environ.get("PUSH_SWEEP_GRACE", "10"))
+PUSH_SWEEP_MAX_AGE = float(os.environ.get("PUSH_SWEEP_MAX_AGE", "600"))
+PUSH_SWEEP_USERS = 1000  # users swept per run at most; the rest wait for the next
+CELERY_BEAT_SCHEDULE["push-sweep"] = {
+    "task": "push.entries_sweep",
+    "schedule": PUSH_SWEEP_SECONDS,
+    "options": {"expires": PUSH_SWEEP_SECONDS},
+}
 # How long after his last open stream or long-poll a user still counts as watching (no your_turn push).
 PUSH_PRESENCE_SECONDS = 40
