@@ -302,7 +302,8 @@ def _apns(device: PushDevice, message: Message) -> str:
     exception for every refusal (a 503 to retry and a 400 to give up on look alike) and gives a send
     one second. The key, team, topic and sandbox still come from the library's settings."""
     from aioapns import PRIORITY_HIGH, PRIORITY_NORMAL, NotificationRequest, PushType
-    from aioapns.exceptions import ConnectionClosed, ConnectionError, MaxAttemptsExceeded
+    from aioapns.exceptions import ConnectionClosed, MaxAttemptsExceeded
+    from aioapns.exceptions import ConnectionError as APNsConnectionError
     from push_notifications.conf import get_manager
 
     library = device.apns
@@ -330,8 +331,8 @@ def _apns(device: PushDevice, message: Message) -> str:
     }
     try:
         result = asyncio.run(_apns_send(request, client_options))
-    except (TimeoutError, OSError, ConnectionError, ConnectionClosed, MaxAttemptsExceeded):
-        return "retry"
+    except (TimeoutError, OSError, APNsConnectionError, ConnectionClosed, MaxAttemptsExceeded):
+        return "retry"  # unreachable, refused, slow: the service's trouble, not the device's
     if result.is_successful:
         return "sent"
     status = int(result.status) if str(result.status).isdigit() else None
