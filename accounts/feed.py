@@ -203,8 +203,8 @@ def _push_schedule(appended: list[tuple[int, int]]) -> None:
     With Redis they join the commit's wake-ups in their one round trip (a list the worker drains
     every PUSH_DRAIN_SECONDS): a Celery message per move cost the move a sixth more CPU
     (bench/push.py). Without Redis, a task per commit, sent by name (the push app builds on this
-    module). A lost hand-over loses those pushes and inbox copies, not the entries: the feed keeps
-    them."""
+    module). A lost hand-over loses nothing: the feed keeps the entries, and the worker's sweep
+    pushes those no device got (accounts/push/delivery.py `entries_sweep`)."""
     if wakeups.enqueue(queue=PUSH_QUEUE, value=orjson.dumps(appended)):
         return
     try:

@@ -183,6 +183,23 @@ class SanctionEventOutputSerializer(serializers.Serializer):
         ref_name = "SanctionEvent"
 
 
+# `report_outcome`'s outcome (matchmaking/moderation/services.py writes it).
+REPORT_OUTCOMES = ("action_taken", "no_action")
+
+
+class ReportOutcomeEventOutputSerializer(serializers.Serializer):
+    type = type_field("report_outcome")
+    seq = serializers.IntegerField()
+    report = serializers.IntegerField(help_text="Your report's id (POST reports answered it).")
+    outcome = serializers.ChoiceField(
+        choices=REPORT_OUTCOMES,
+        help_text="`action_taken`: a moderator acted on it; `no_action`: dismissed. Never what was done.",
+    )
+
+    class Meta:
+        ref_name = "ReportOutcomeEvent"
+
+
 class InvitedEventOutputSerializer(serializers.Serializer):
     type = type_field("invited")
     seq = serializers.IntegerField()
@@ -270,6 +287,7 @@ FEED_EVENTS = {
     "timeout": FeedTimeoutEventOutputSerializer,
     "trustee": FeedTrusteeEventOutputSerializer,
     "sanction": SanctionEventOutputSerializer,
+    "report_outcome": ReportOutcomeEventOutputSerializer,
     "invited": InvitedEventOutputSerializer,
     "deal_over": DealOverEventOutputSerializer,
     "table_closed": TableClosedEventOutputSerializer,

@@ -73,6 +73,14 @@ KINDS: dict[str, Kind] = {
         high=False,
         inbox=True,
     ),
+    "report_outcome": Kind(
+        title=_("Your report"),
+        body=_("A moderator has reviewed your report."),
+        # Not the outcome: the app reads it from the feed or the inbox.
+        fields=("report",),
+        high=False,
+        inbox=True,
+    ),
     "sanction": Kind(
         title=_("Moderation"),
         body=_("A moderator acted on your account."),

@@ -36,3 +36,9 @@ def push_delivery_retry(*, delivery_id: int) -> str | None:
 def push_entries_drain() -> int:
     """Every PUSH_DRAIN_SECONDS (beat): the entries the feed queued in Redis."""
     return delivery.entries_drain()
+
+
+@shared_task(name="push.entries_sweep", **TASK_SAFE_TO_REPEAT)
+def push_entries_sweep() -> int:
+    """Every PUSH_SWEEP_SECONDS (beat): the entries whose hand-over to the worker was lost."""
+    return delivery.entries_sweep()

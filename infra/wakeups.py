@@ -90,6 +90,16 @@ def _client():
     return _sync_client
 
 
+def client_reset() -> None:
+    """Drop the process's publishing client (closing its connections): the next publish connects to
+    REDIS_URL as it is then. For a process whose settings changed: a test pointing REDIS_URL at its
+    own database."""
+    global _sync_client
+    client, _sync_client = _sync_client, None
+    if client is not None:
+        client.connection_pool.disconnect()
+
+
 # Entries past this size go unsent (the message says "changed" only): a deal's opening deals five
 # hands, a few kilobytes; a long trustee chain may be more, and its followers read it once.
 MAX_ENTRIES_BYTES = 64 * 1024

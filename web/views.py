@@ -136,6 +136,11 @@ STRINGS = {
     "your_hand": _("Your hand"),
     "waiting_deal": _("Waiting for the next deal…"),
     "not_legal": _("Those cards are not a play you may make now."),
+    # Notifications in this browser (web/static/web/push.js).
+    "push_toggle": _("Notify me in this browser (a match found, my turn, an invitation)"),
+    "push_on": _("Notifications are on in this browser."),
+    "push_off": _("Notifications are off in this browser."),
+    "push_denied": _("This browser blocks notifications from this site: allow them in its settings."),
     # Phases (docs/rules.md §2).
     "phase_emperor_selection": _("Choosing the emperor (登基)"),
     "phase_call": _("Calling the guard card"),

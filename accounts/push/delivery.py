@@ -1,7 +1,8 @@
 """Pushing feed entries to a user's devices: the worker's side (docs/notifications.md "Delivery").
 
 The feed hands each commit's new entries of the pushable kinds to the worker (accounts/feed.py: a
-Redis list drained by `push.entries_drain`, or without Redis the `push.entries_push` task). For
+Redis list drained by `push.entries_drain`, or without Redis the `push.entries_push` task); a
+hand-over that was lost is made up by `push.entries_sweep`, which reads the feed itself. For
 each entry: a copy goes to the user's inbox if its kind keeps one; then, unless the user turned the
 kind off, is in his quiet hours, or (for `your_turn`) is watching the game in the foreground
 (infra/presence.py), one push per device.
@@ -16,21 +17,26 @@ Web Push is sent with pywebpush directly rather than through django-push-notific
 `WebPushDevice.send_message`, which turns every refusal into one exception without its status (a
 5xx to retry and a 400 to give up on look alike) and deactivates a gone subscription instead of
 removing it; the subscription and the VAPID key still come from the library's rows and settings.
-APNs (aioapns) and FCM (firebase-admin) go through the library's own send functions.
+APNs goes through aioapns directly for the same reason (`_apns`); FCM through the library's send
+function (firebase-admin).
 """
 
+import asyncio
 import logging
+from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import orjson
 import requests
 from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import translation
+from django.db.models import Min, OuterRef, Subquery
+from django.utils import timezone, translation
 
-from accounts.feed import PUSH_QUEUE
-from accounts.models import FeedEvent
+from accounts.feed import FEED_PAGE, PUSH_QUEUE
+from accounts.models import FeedCursor, FeedEvent
 from accounts.push import services
 from accounts.push.models import DeliveryStatus, InboxItem, Platform, PushDelivery, PushDevice
 from accounts.push_kinds import INBOX_KINDS, KINDS, payload_fields
@@ -92,6 +98,60 @@ def entries_drain(*, batch: int = 500) -> int:
         if not values:
             return sent
         sent += entries_push(entries=[tuple(pair) for value in values for pair in orjson.loads(value)])
+
+
+def entries_sweep(*, now: datetime | None = None) -> int:
+    """The beat task's body, every PUSH_SWEEP_SECONDS: push the entries whose hand-over was lost (Redis
+    down after the commit, a worker that died while draining). Returns the pushes sent.
+
+    Each device's `swept_seq` says how far its user's feed was swept. An entry is swept once it is
+    PUSH_SWEEP_GRACE old (its hand-over has had its chance); what no device of the user has a
+    delivery for goes through `entries_push`, whose claim keeps it to one push per device even if
+    the lost hand-over turns up after all. An entry older than PUSH_SWEEP_MAX_AGE is past pushing
+    (an hour-old "your turn" is noise): it is only kept in the inbox if its kind is."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PUSH_SWEEP_GRACE)
+    stale = now - timedelta(seconds=settings.PUSH_SWEEP_MAX_AGE)
+    newest = FeedCursor.objects.filter(user_id=OuterRef("user_id")).values("last_seq")
+    behind = (
+        PushDevice.objects.filter(swept_seq__lt=Subquery(newest))
+        .values("user_id")
+        .annotate(after=Min("swept_seq"))
+        .order_by("user_id")
+    )
+    return sum(
+        _user_sweep(row["user_id"], after=row["after"], cutoff=cutoff, stale=stale)
+        for row in behind[: settings.PUSH_SWEEP_USERS]
+    )
+
+
+def _user_sweep(user_id: int, *, after: int, cutoff: datetime, stale: datetime) -> int:
+    rows = FeedEvent.objects.filter(user_id=user_id, seq__gt=after).order_by("seq")
+    settled = []
+    # Seqs are numbered in commit order and only a committed prefix is visible, so the entries old
+    # enough to sweep are a prefix too: stop at the first young one (swept next time).
+    for seq, kind, created_at in rows.values_list("seq", "type", "created_at")[:FEED_PAGE]:
+        if created_at > cutoff:
+            break
+        settled.append((seq, kind, created_at))
+    if not settled:
+        return 0
+    devices = list(PushDevice.objects.filter(user_id=user_id).values_list("pk", flat=True))
+    fresh = [seq for seq, kind, created_at in settled if kind in KINDS and created_at > stale]
+    handled = Counter(
+        PushDelivery.objects.filter(device_id__in=devices, seq__in=fresh).values_list("seq", flat=True)
+    )
+    lost = [(user_id, seq) for seq in fresh if handled[seq] < len(devices)]
+    sent = entries_push(entries=lost) if lost else 0
+    for row in FeedEvent.objects.filter(
+        user_id=user_id, seq__in=[seq for seq, kind, at in settled if kind in INBOX_KINDS and at <= stale]
+    ):
+        _inbox_keep(user_id, {**row.data, "seq": row.seq, "_at": row.created_at})
+    last = settled[-1][0]
+    PushDevice.objects.filter(user_id=user_id, swept_seq__lt=last).update(swept_seq=last)
+    if lost:
+        logger.info("push sweep: %s entries of user %s had no delivery", len(lost), user_id)
+    return sent
 
 
 def _inbox_keep(user_id: int, entry: dict) -> None:
@@ -223,42 +283,79 @@ def _webpush(device: PushDevice, message: Message) -> str:
 
 
 def _by_status(status: int | None) -> str:
+    """Web Push: RFC 8030 §6.2 and §7.3 (404/410: the subscription is gone)."""
     if status in (404, 410):
         return "gone"
-    if status is None or status >= 500 or status == 429:
-        return "retry"
-    return "failed"
+    return _retry_or_fail(status)
+
+
+def _retry_or_fail(status: int | None) -> str:
+    """A refusal that is not the device's: the service's trouble (5xx, 429, no answer) is retried."""
+    return "retry" if status is None or status >= 500 or status == 429 else "failed"
 
 
 APNS_GONE = {"Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic"}
-APNS_RETRY = {"InternalServerError", "ServiceUnavailable", "TooManyRequests", "Shutdown"}
 
 
 def _apns(device: PushDevice, message: Message) -> str:
-    from aioapns.common import PRIORITY_HIGH, PRIORITY_NORMAL
-    from push_notifications.apns_async import apns_send_message
+    """Through aioapns itself, the library django-push-notifications wraps: its wrapper raises one
+    exception for every refusal (a 503 to retry and a 400 to give up on look alike) and gives a send
+    one second. The key, team, topic and sandbox still come from the library's settings."""
+    from aioapns import PRIORITY_HIGH, PRIORITY_NORMAL, NotificationRequest, PushType
+    from aioapns.exceptions import ConnectionClosed, MaxAttemptsExceeded
+    from aioapns.exceptions import ConnectionError as APNsConnectionError
     from push_notifications.conf import get_manager
 
     library = device.apns
-    if not get_manager().has_auth_token_creds(library.application_id):
+    manager = get_manager()
+    if not manager.has_auth_token_creds(library.application_id):
         return "failed"  # no APNs key configured (docs/deploy.md)
+    key_path, key_id, team_id = manager.get_apns_auth_creds(library.application_id)
+    aps: dict = {"alert": {"title": message.title, "body": message.body}}
+    if message.collapse_key:
+        aps["thread-id"] = message.collapse_key  # the notifications of one game group together
+    request = NotificationRequest(
+        device_token=library.registration_id,
+        message={"aps": aps, **message.data},
+        time_to_live=TTL_SECONDS[message.high],
+        priority=PRIORITY_HIGH if message.high else PRIORITY_NORMAL,
+        collapse_key=message.collapse_key,
+        push_type=PushType.ALERT,
+    )
+    client_options = {
+        "key": key_path,
+        "key_id": key_id,
+        "team_id": team_id,
+        "topic": manager.get_apns_topic(library.application_id),
+        "use_sandbox": manager.get_apns_use_sandbox(library.application_id),
+    }
     try:
-        result = apns_send_message(
-            registration_id=library.registration_id,
-            alert={"title": message.title, "body": message.body},
-            application_id=library.application_id,
-            extra=message.data,
-            priority=PRIORITY_HIGH if message.high else PRIORITY_NORMAL,
-            collapse_id=message.collapse_key,
-            thread_id=message.collapse_key,
-        )
-    except TimeoutError:
-        return "retry"
-    error = result["results"][0]
-    if error == "Success":
+        result = asyncio.run(_apns_send(request, client_options))
+    except (TimeoutError, OSError, APNsConnectionError, ConnectionClosed, MaxAttemptsExceeded):
+        return "retry"  # unreachable, refused, slow: the service's trouble, not the device's
+    if result.is_successful:
         return "sent"
-    reason = error.get("error") if isinstance(error, dict) else str(error)
-    return "gone" if reason in APNS_GONE else "retry" if reason in APNS_RETRY else "failed"
+    status = int(result.status) if str(result.status).isdigit() else None
+    if status == 410 or result.description in APNS_GONE:
+        return "gone"
+    return _retry_or_fail(status)
+
+
+async def _apns_send(request, client_options: dict):
+    from aioapns import APNs
+
+    # One connection per send, as django-push-notifications' own send makes: a worker process runs
+    # one event loop per call, and a connection does not outlive its loop.
+    client = APNs(
+        **client_options,
+        max_connection_attempts=1,  # a refused connection is retried by PUSH_RETRY_SCHEDULE, not here
+    )
+    try:
+        return await asyncio.wait_for(
+            client.send_notification(request), timeout=settings.PUSH_TIMEOUT_SECONDS
+        )
+    finally:
+        client.pool.close()
 
 
 def _fcm(device: PushDevice, message: Message) -> str:
@@ -287,13 +384,16 @@ def _fcm(device: PushDevice, message: Message) -> str:
         return "gone"
     if isinstance(
         exc,
-        firebase_exceptions.UnavailableError
+        firebase_exceptions.UnavailableError  # also a refused connection
         | firebase_exceptions.InternalError
-        | firebase_exceptions.DeadlineExceededError
+        | firebase_exceptions.DeadlineExceededError  # a timeout
         | messaging.QuotaExceededError,
     ):
         return "retry"
-    return "failed"
+    # firebase-admin's own retries (urllib3: 500 and 503, four times) are behind it; any other 5xx
+    # (a front end's 502) is retried here too.
+    response = getattr(exc, "http_response", None)
+    return _retry_or_fail(response.status_code) if response is not None else "failed"
 
 
 def _firebase_ready() -> bool:
@@ -306,7 +406,10 @@ def _firebase_ready() -> bool:
         pass
     if not settings.FCM_CREDENTIALS_PATH:
         return False
-    firebase_admin.initialize_app(firebase_admin.credentials.Certificate(settings.FCM_CREDENTIALS_PATH))
+    firebase_admin.initialize_app(
+        firebase_admin.credentials.Certificate(settings.FCM_CREDENTIALS_PATH),
+        options={"httpTimeout": settings.PUSH_TIMEOUT_SECONDS},  # its default is 120 s
+    )
     return True
 
 

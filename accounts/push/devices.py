@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from push_notifications.models import APNSDevice, GCMDevice, WebPushDevice
 
+from accounts.feed import feed_last_seq
 from accounts.push.models import Platform, PushDevice
 from accounts.webhooks import sender
 from infra.api.errors import ApiError, ErrorCode
@@ -103,6 +104,7 @@ def device_register(
                 platform=platform,
                 locale=locale_of(locale),
                 auth_token_id=auth_token_id,
+                swept_seq=feed_last_seq(user_id=user.pk),  # what came before it is not its to push
                 **{platform: library},
             )
             return device, True

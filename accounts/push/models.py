@@ -29,6 +29,9 @@ class PushDevice(models.Model):
     locale = models.CharField(max_length=8, default="en")
     # The session that registered it: signing it out (auth/logout) removes the device.
     auth_token = models.ForeignKey("accounts.AuthToken", null=True, blank=True, on_delete=models.SET_NULL)
+    # The user's feed up to here was swept (accounts/push/delivery.py `entries_sweep`): each entry
+    # after it whose hand-over was lost is pushed once. A new device starts at the feed's end.
+    swept_seq = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

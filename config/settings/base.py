@@ -275,6 +275,9 @@ SPECTACULAR_SETTINGS = {
         "TimeoutEventTypeEnum": ["timeout"],
         "TrusteeEventTypeEnum": ["trustee"],
         "FeedEventTypeEnum": "accounts.feed_apis.FEED_EVENT_TYPES",
+        # A second `outcome` field (report_outcome) would rename the timeout entry's enum: both named.
+        "OutcomeEnum": ["answered", "trustee"],
+        "ReportOutcomeEnum": "accounts.feed_apis.REPORT_OUTCOMES",
         "TableClosedReasonEnum": "matchmaking.models.TableClosedReason",
         "WebhookEventEnum": "accounts.webhooks.models.WebhookEvent",
         "WebhookMessageStatusEnum": "accounts.webhooks.models.MessageStatus",
@@ -620,6 +623,8 @@ PUSH_ENABLED = env_bool("PUSH_ENABLED", True)
 # Push notifications (docs/notifications.md; credentials: docs/deploy.md "Environment variables"). Each
 # platform sends only when its credentials are set; a device of a platform without them is kept and
 # skipped. django-push-notifications reads PUSH_NOTIFICATIONS_SETTINGS.
+# How long one push waits for its service's answer (APNs, FCM, Web Push); then it is retried.
+PUSH_TIMEOUT_SECONDS = float(os.environ.get("PUSH_TIMEOUT_SECONDS", "5"))
 PUSH_NOTIFICATIONS_SETTINGS = {
     "CONFIG": "push_notifications.conf.LegacyConfig",
     "UNIQUE_REG_ID": False,  # one token, one user: accounts/push/devices.py moves it
@@ -633,7 +638,7 @@ PUSH_NOTIFICATIONS_SETTINGS = {
     # push/vapid-key).
     "WP_PRIVATE_KEY": os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY") or None,
     "WP_CLAIMS": {"sub": os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:ops@example.invalid")},
-    "WP_ERROR_TIMEOUT": float(os.environ.get("PUSH_TIMEOUT_SECONDS", "5")),
+    "WP_ERROR_TIMEOUT": PUSH_TIMEOUT_SECONDS,
 }
 WEBPUSH_VAPID_PUBLIC_KEY = os.environ.get("WEBPUSH_VAPID_PUBLIC_KEY", "")
 # FCM: the service account JSON file's path (firebase-admin's credential), and its project.
@@ -649,6 +654,18 @@ CELERY_BEAT_SCHEDULE["push-drain"] = {
     "task": "push.entries_drain",
     "schedule": PUSH_DRAIN_SECONDS,
     "options": {"expires": PUSH_DRAIN_SECONDS},
+}
+# A hand-over to the worker lost with Redis or a dying worker: beat's sweep reads the feed every
+# PUSH_SWEEP_SECONDS for entries at least PUSH_SWEEP_GRACE old that no device got, and pushes them;
+# older than PUSH_SWEEP_MAX_AGE they are only kept in the inbox (accounts/push/delivery.py).
+PUSH_SWEEP_SECONDS = float(os.environ.get("PUSH_SWEEP_SECONDS", "30"))
+PUSH_SWEEP_GRACE = float(os.environ.get("PUSH_SWEEP_GRACE", "10"))
+PUSH_SWEEP_MAX_AGE = float(os.environ.get("PUSH_SWEEP_MAX_AGE", "600"))
+PUSH_SWEEP_USERS = 1000  # users swept per run at most; the rest wait for the next
+CELERY_BEAT_SCHEDULE["push-sweep"] = {
+    "task": "push.entries_sweep",
+    "schedule": PUSH_SWEEP_SECONDS,
+    "options": {"expires": PUSH_SWEEP_SECONDS},
 }
 # How long after his last open stream or long-poll a user still counts as watching (no your_turn push).
 PUSH_PRESENCE_SECONDS = 40

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import services as account_services
+from accounts.feed import feed_append
 from accounts.models import ModerationActionKind, Sanction, SanctionKind
 from games import selectors as game_selectors
 from games import services as game_services
@@ -49,12 +50,24 @@ def _report_lock(*, report_id: int) -> Report:
     return report
 
 
+# What the reporter's `report_outcome` entry says (docs/client-guide.md §4): whether a moderator acted,
+# never how: the sanction is the reported player's own business (his `sanction` entry).
+REPORT_OUTCOMES = {ReportStatus.ACTIONED: "action_taken", ReportStatus.DISMISSED: "no_action"}
+
+
 def _report_handle(*, report: Report, status: str, moderator: Any, note: str) -> None:
+    """Settle the report and tell its reporter, in the same transaction (his entry exists exactly when
+    the decision does). Called after the action's own writes: the feed's lock is taken last."""
     report.status = status
     report.handled_by = moderator
     report.handled_at = timezone.now()
     report.note = note
     report.save(update_fields=["status", "handled_by", "handled_at", "note"])
+    feed_append(
+        user_id=report.reporter_id,
+        type="report_outcome",
+        data={"report": report.pk, "outcome": REPORT_OUTCOMES[status]},
+    )
 
 
 def report_dismiss(*, report_id: int, moderator: Any, note: str, source: str) -> Report:

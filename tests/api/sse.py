@@ -34,7 +34,7 @@ def use_redis(settings, db: int = 14) -> None:
     url = f"redis://127.0.0.1:6379/{db}"
     require_local_redis(url)
     settings.REDIS_URL = url
-    wakeups._sync_client = None  # the publishing client of another test's URL
+    wakeups.client_reset()  # the publishing client of another test's URL
 
 
 def counting_reads(log_factory, reads: list):

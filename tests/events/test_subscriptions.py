@@ -20,9 +20,9 @@ REDIS_URL = "redis://127.0.0.1:6379/14"
 def _redis(settings):
     require_local_redis(REDIS_URL)
     settings.REDIS_URL = REDIS_URL
-    wakeups._sync_client = None
+    wakeups.client_reset()
     yield
-    wakeups._sync_client = None
+    wakeups.client_reset()
 
 
 async def _eventually(check, timeout: float = 15.0) -> bool:

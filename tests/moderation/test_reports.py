@@ -138,3 +138,46 @@ def test_the_queue_pages_by_cursor(make_user, make_client):
     assert len(second["results"]) == 3 and second["next"] is None
     ids = [r["id"] for r in first["results"] + second["results"]]
     assert ids == sorted(ids, reverse=True) and len(set(ids)) == PAGE_SIZE + 3
+
+
+def _feed(client) -> list[dict]:
+    return client.get("/api/v1/me/events?after=0").json()["events"]
+
+
+def test_the_reporter_learns_that_his_report_was_dismissed_and_nobody_else_does(make_user, make_client):
+    _, moderator = make_moderator(make_user, make_client)
+    other, other_token = make_user()
+    _, token = make_user()
+    reporter = make_client(token)
+    report_id = reporter.post("/api/v1/reports", {"user": other.pk, "reason": "abuse"}, format="json").json()[
+        "id"
+    ]
+    assert _feed(reporter) == []
+
+    moderator.post(f"/api/v1/moderation/reports/{report_id}/dismiss", {"note": "banter"}, format="json")
+    assert _feed(reporter) == [
+        {"type": "report_outcome", "seq": 1, "report": report_id, "outcome": "no_action"}
+    ]
+    assert _feed(make_client(other_token)) == []  # the reported player is not told of a dismissed report
+
+    refused = moderator.post(f"/api/v1/moderation/reports/{report_id}/dismiss", {"note": "x"}, format="json")
+    assert_error(refused, 400, "invalid_request")
+    assert len(_feed(reporter)) == 1  # a refused action tells nobody anything
+
+
+def test_the_reporter_learns_that_action_was_taken_but_not_which(make_user, make_client):
+    _, moderator = make_moderator(make_user, make_client)
+    target, target_token = make_user()
+    _, token = make_user()
+    reporter = make_client(token)
+    report_id = reporter.post(
+        "/api/v1/reports", {"user": target.pk, "reason": "cheating"}, format="json"
+    ).json()["id"]
+    sanction = {"user": target.pk, "kind": "queue_ban", "reason": "bot play", "report": report_id}
+    assert moderator.post("/api/v1/moderation/sanctions", sanction, format="json").status_code == 201
+
+    # Whether a moderator acted, never how: the sanction's kind and end are the sanctioned player's.
+    assert _feed(reporter) == [
+        {"type": "report_outcome", "seq": 1, "report": report_id, "outcome": "action_taken"}
+    ]
+    assert [entry["type"] for entry in _feed(make_client(target_token))] == ["sanction"]

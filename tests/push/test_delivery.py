@@ -216,3 +216,33 @@ def test_failures_are_logged_and_counted_without_the_token(
     for browser in (refused, gone, broken):
         secrets = [browser.endpoint.rsplit("/", 1)[1], browser.subscription()["keys"]["auth"]]
         assert not any(secret in logged for secret in secrets)
+
+
+def test_a_reports_outcome_reaches_the_reporters_phone_and_lands_in_his_inbox(
+    webpush_service, make_user, make_client, django_capture_on_commit_callbacks
+):
+    from tests.moderation.helpers import make_moderator
+
+    _, moderator = make_moderator(make_user, make_client)
+    reported, _ = make_user()
+    _, token = make_user()
+    browser = webpush_service.browser()
+    _device(make_client, token, browser, locale="zh-Hans")
+    body = {"user": reported.pk, "reason": "stalling"}
+    report_id = make_client(token).post("/api/v1/reports", body, format="json").json()["id"]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        dismissed = moderator.post(
+            f"/api/v1/moderation/reports/{report_id}/dismiss", {"note": "ok"}, format="json"
+        )
+    assert dismissed.status_code == 200
+    run_queued_tasks()
+
+    [message] = webpush_service.delivered(browser)
+    assert message == {
+        "title": "你的举报",
+        "body": "管理员已处理你的举报。",
+        "data": {"type": "report_outcome", "seq": 1, "report": report_id},  # the outcome: in the app
+    }
+    [item] = make_client(token).get("/api/v1/me/inbox").json()["items"]
+    assert item["data"] == {"type": "report_outcome", "report": report_id, "outcome": "no_action"}

@@ -23,10 +23,10 @@ REDIS_URL = "redis://127.0.0.1:6379/14"
 def redis_on(settings):
     require_local_redis(REDIS_URL)
     settings.REDIS_URL = REDIS_URL
-    wakeups._sync_client = None
+    wakeups.client_reset()
     wakeups.redis_client().flushdb()
     yield
-    wakeups._sync_client = None
+    wakeups.client_reset()
 
 
 async def _until(check, timeout: float = 15.0) -> None:

@@ -26,7 +26,7 @@ def worker(tmp_path, settings, webpush_service, monkeypatch):
         reason = "real-worker tests need PostgreSQL (set DATABASE_URL)"
         (pytest.fail if os.environ.get("CI") else pytest.skip)(reason)
     settings.REDIS_URL = BROKER  # the feed queues there; the worker's drain reads it
-    wakeups._sync_client = None
+    wakeups.client_reset()
     private, public = vapid_keys()
     webpush_service.vapid_public_key = public
     env = {
@@ -41,7 +41,7 @@ def worker(tmp_path, settings, webpush_service, monkeypatch):
         with worker_running(broker=BROKER, workdir=tmp_path, env=env) as process:
             yield process
     finally:
-        wakeups._sync_client = None
+        wakeups.client_reset()
 
 
 def _wait(predicate, worker, timeout: float = 60):

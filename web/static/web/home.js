@@ -1,6 +1,7 @@
 // Home: sign in (a guest, or an account), choose a preset, quick match with bots, the lobby, your
 // seats at unfinished tables (docs/client-guide.md §1, §2, §5).
 import { auth, call, get, post } from "./api.js";
+import { pushPanel } from "./push.js";
 import { PRESETS, T, el, fail, presetName, say } from "./ui.js";
 
 function signIn(root, go) {
@@ -191,6 +192,8 @@ export function homePage(root, go) {
     el("section", { class: "panel" }, el("h2", {}, T.lobby), lobby),
     el("section", { class: "panel" }, el("h2", {}, T.playing_tables), playing),
   );
+  const push = pushPanel(); // docs/web-client.md "Notifications"
+  if (push) root.append(push);
 
   async function showLobby() {
     // The lobby is read again every LOBBY_SECONDS while the page is open: new tables appear.
