@@ -8,6 +8,18 @@ import pytest
 _names = itertools.count()
 
 
+def pytest_collection_modifyitems(config, items):
+    """One xdist group per module, or per shared resource (tests/parallel.py): with `-n`, scripts/test
+    runs `--dist loadgroup`, so a module and the modules sharing its Redis database stay on one process."""
+    from pathlib import Path
+
+    from tests.parallel import group_of
+
+    root = Path(config.rootpath)
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(group_of(Path(item.path).relative_to(root).as_posix())))
+
+
 def require_local_redis(url: str = "redis://127.0.0.1:6379/14") -> None:
     """Stop the test unless the local Redis answers: scripts/test starts one, so in CI (`CI` set)
     a missing Redis fails the test; on a developer's machine without one it is skipped."""

@@ -1,0 +1,51 @@
+"""How scripts/test spreads the suite over processes (pytest-xdist, `--dist loadgroup`).
+
+Every test module runs whole on one process (its module-scoped servers are started once). Modules
+that share something outside their process run on the same one: the local Redis's numbered
+databases, which some tests flush and where a real Celery worker takes whatever task it finds
+(a second worker on the same database would run another module's tasks). Each process has its own
+PostgreSQL test database (pytest-django's `test_<name>_gw<n>`); servers a test starts read that
+database from the connection settings, and take free ports and a temporary `VAR_DIR`.
+tests/test_parallel_groups.py fails when a module uses the local Redis without a group here.
+"""
+
+SHARED_GROUPS = {
+    # A real worker on redis://…/13 (tests/games/worker.py flushes it).
+    "redis-13": (
+        "tests/games/test_worker.py",
+        "tests/integrations/test_webhook_worker.py",
+        "tests/push/test_worker.py",
+        "tests/e2e/test_play_now.py",
+        "tests/ops/test_worker_shutdown.py",
+    ),
+    # Wake-ups and presence on redis://…/14 (tests/api/sse.py use_redis; test_presence flushes it).
+    "redis-14": (
+        "tests/events/test_subscriptions.py",
+        "tests/events/test_streams.py",
+        "tests/events/test_long_polls.py",
+        "tests/events/test_caps.py",
+        "tests/push/test_presence.py",
+        "tests/api/test_busy_database.py",
+    ),
+    # The production roles of tests/ops/server.py on …/12, the deployment's worker on …/11, the
+    # bench scripts' runs on …/11 and …/15, the token memo's forgets on …/11.
+    "redis-11-12-15": (
+        "tests/ops/test_deployment.py",
+        "tests/ops/test_json_logs.py",
+        "tests/ops/test_request_bodies.py",
+        "tests/ops/test_shutdown.py",
+        "tests/ops/test_web_metrics.py",
+        "tests/ops/test_bench_smoke.py",
+        "tests/bench/test_smoke.py",
+        "tests/accounts/test_token_memo.py",
+    ),
+    # Batched wake-ups on …/0 and …/7.
+    "redis-0-7": ("tests/config/test_wakeups_batched.py",),
+}
+
+GROUP_OF = {module: group for group, modules in SHARED_GROUPS.items() for module in modules}
+
+
+def group_of(module: str) -> str:
+    """The xdist group of a test module given by its path from the repository's root."""
+    return GROUP_OF.get(module, module)
