@@ -221,12 +221,17 @@ class HandPlays:
     lists; a follower's is generated for the table's size only, skipping ranks too low to beat it.
     """
 
-    __slots__ = ("ranks", "jokers", "bombs", "hand_size", "must_last", "_leads")
+    # A rank's value, its naturals' choices and what attaches to them are three parallel tuples,
+    # not a list of triples: a hand analysed is kept (cached) and so outlives the garbage
+    # collector's young generations, and every long-lived container makes its full collections
+    # come sooner (they were a quarter of self-play's time).
+    __slots__ = ("values", "naturals", "attaches", "jokers", "bombs", "hand_size", "must_last", "_leads")
 
     def __init__(self, rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset):
         plain_hand = tuple(c for c in hand if c not in supers) if supers else hand
         joker_kinds, joker_values = _super_kinds(hand, supers)
-        naturals: list[tuple[int, Choices]] = []
+        values: list[int] = []
+        naturals: list[Choices] = []
         bombs: list[tuple[str, ...]] = []
         for value, group in groupby(plain_hand, BASE_VALUE.__getitem__):  # hands are sorted high to low
             codes = tuple(group)
@@ -237,26 +242,27 @@ class HandPlays:
             else:
                 rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
                 kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
-                naturals.append((value, choices(kinds, (value,) * len(kinds))))
+                values.append(value)
+                naturals.append(choices(kinds, (value,) * len(kinds)))
                 bombs += rank_bombs
-        self._assemble(rules, len(hand), choices(joker_kinds, joker_values), naturals, bombs)
+        self._assemble(rules, len(hand), choices(joker_kinds, joker_values), tuple(values), tuple(naturals),
+                       tuple(bombs))
 
-    def _assemble(self, rules: RuleSet, hand_size: int, jokers: Choices,
-                  naturals: list[tuple[int, Choices]], bombs: list[tuple[str, ...]]) -> None:
+    def _assemble(self, rules: RuleSet, hand_size: int, jokers: Choices, values: tuple[int, ...],
+                  naturals: tuple[Choices, ...], bombs: tuple[tuple[str, ...], ...]) -> None:
         self.jokers = jokers
-        with_twos = None
-        if rules.twos_attach:
-            twos = next((n for value, n in naturals if value == TWO_VALUE), None)
-            if twos is not None:
+        self.values = values
+        self.naturals = naturals
+        attaches = (jokers,) * len(values)
+        if TWO_VALUE in values and (rules.twos_attach or rules.twos_carry_no_jokers):
+            two = values.index(TWO_VALUE)
+            if rules.twos_carry_no_jokers:  # campus: 2s alone
+                attaches = attaches[:two] + (choices((), ()),) + attaches[two + 1:]
+            else:  # laowang: 2s attach to every other rank
+                twos = naturals[two]
                 with_twos = choices(jokers.kinds + twos.kinds, jokers.kind_values + twos.kind_values)
-        self.ranks = []
-        for value, natural in naturals:
-            attach = jokers
-            if rules.twos_carry_no_jokers and value == TWO_VALUE:
-                attach = choices((), ())
-            elif with_twos is not None and value != TWO_VALUE:
-                attach = with_twos
-            self.ranks.append((value, natural, attach))
+                attaches = (with_twos,) * two + (jokers,) + (with_twos,) * (len(values) - two - 1)
+        self.attaches = attaches
         self.hand_size = hand_size
         self.must_last = rules.must_last
         self._leads: list[Action] | None = None
@@ -269,33 +275,36 @@ class HandPlays:
         changed = {SUPER_VALUE if c in supers else BASE_VALUE[c] for c in played}
         jokers = self.jokers
         if max(changed) >= JOKER_FLOOR:
-            kinds, values = _super_kinds(hand, supers)
+            kinds, joker_values = _super_kinds(hand, supers)
             plain_jokers = (c for c in hand if BASE_VALUE[c] >= JOKER_FLOOR and c not in supers)
             for value, group in groupby(plain_jokers, BASE_VALUE.__getitem__):
                 split = _split_kinds(tuple(group), specials)
                 kinds += split
-                values += (value,) * len(split)
-            jokers = choices(kinds, values)
-        naturals = []
-        bombs = [b for b in self.bombs if BASE_VALUE[b[0]] not in changed]
-        for value, natural, _ in self.ranks:
-            if value in changed:
-                codes = tuple(c for c in hand if BASE_VALUE[c] == value and c not in supers)
-                if not codes:
-                    continue
-                rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
-                kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
-                natural = choices(kinds, (value,) * len(kinds))
-                bombs += rank_bombs
-            naturals.append((value, natural))
+                joker_values += (value,) * len(split)
+            jokers = choices(kinds, joker_values)
+        values, naturals = self.values, self.naturals
+        bombs = self.bombs
+        for value in changed.intersection(values):
+            index = values.index(value)
+            codes = tuple(c for c in hand if BASE_VALUE[c] == value and c not in supers)
+            if bombs:
+                bombs = tuple(b for b in bombs if BASE_VALUE[b[0]] != value)
+            if not codes:
+                values = values[:index] + values[index + 1:]
+                naturals = naturals[:index] + naturals[index + 1:]
+                continue
+            rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
+            kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
+            naturals = naturals[:index] + (choices(kinds, (value,) * len(kinds)),) + naturals[index + 1:]
+            bombs += tuple(rank_bombs)
         derived = object.__new__(HandPlays)
-        derived._assemble(rules, len(hand), jokers, naturals, bombs)
+        derived._assemble(rules, len(hand), jokers, values, naturals, bombs)
         return derived
 
     def lead_actions(self) -> list[Action]:
         if self._leads is None:
             out: list[Action] = []
-            for value, naturals, attach in self.ranks:
+            for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
                 plays = _rank_leads(naturals, attach)
                 if value == self.must_last:  # 憋6 / 憋三: only as the last play
                     plays = [a for a in plays if len(a.cards) == self.hand_size]
@@ -335,7 +344,7 @@ class HandPlays:
         found: list[Action] = []
         checked_attach = None  # ranks share one attach choice (two in laowang, campus): check it once
         beating_extras: list = []
-        for value, naturals, attach in self.ranks:
+        for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
             if value <= lowest:
                 continue  # each natural must beat a table card, the lowest included
             if value == self.must_last and n != size:
@@ -364,7 +373,7 @@ class HandPlays:
         lowest = table_values[-1]
         size = self.hand_size
         found: list[Action] = []
-        for value, naturals, attach in self.ranks:
+        for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
             if value <= lowest:
                 continue  # each natural must beat a table card, the lowest included
             must_last = value == self.must_last
@@ -419,7 +428,7 @@ def _with_bomb_codes(specials: frozenset, bombs) -> frozenset:
     return specials.union(bomb[0] for bomb in bombs) if bombs else specials
 
 
-_HANDS: dict[tuple, HandPlays] = {}
+_HANDS: dict[tuple, dict[tuple, HandPlays]] = {}
 # hand after a play -> (hand before, the play): lets the next analysis derive from the last one.
 _LINEAGE: dict[tuple, tuple] = {}
 
@@ -432,22 +441,34 @@ def note_play(rules: RuleSet, before: tuple[str, ...], after: tuple[str, ...],
     _LINEAGE[(rules.key, after)] = (before, played)
 
 
+def _hands_of(rules: RuleSet, specials: frozenset, supers: frozenset) -> dict[tuple, HandPlays]:
+    """The analysed hands of one context, keyed by the hand alone: a tuple of codes is no container
+    the garbage collector keeps watching, a key that holds the frozensets would be."""
+    context = (rules.key, specials, supers)
+    found = _HANDS.get(context)
+    if found is None:
+        if len(_HANDS) >= 1000:
+            _HANDS.clear()
+        found = _HANDS[context] = {}
+    return found
+
+
 def cached_hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset,
                       supers: frozenset) -> HandPlays | None:
-    return _HANDS.get((rules.key, hand, specials, supers))
+    return _hands_of(rules, specials, supers).get(hand)
 
 
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:
-    key = (rules.key, hand, specials, supers)
-    found = _HANDS.get(key)
+    hands = _hands_of(rules, specials, supers)
+    found = hands.get(hand)
     if found is None:
         origin = _LINEAGE.get((rules.key, hand))
-        parent = _HANDS.get((rules.key, origin[0], specials, supers)) if origin else None
+        parent = hands.get(origin[0]) if origin else None
         if parent is not None:
             found = parent.after_play(rules, hand, origin[1], specials, supers)
         else:
             found = HandPlays(rules, hand, specials, supers)
-        if len(_HANDS) >= 20000:
-            _HANDS.clear()
-        _HANDS[key] = found
+        if len(hands) >= 20000:
+            hands.clear()
+        hands[hand] = found
     return found

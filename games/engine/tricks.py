@@ -8,8 +8,9 @@ and if everybody passes on it the next seat after it that still holds cards lead
 
 from __future__ import annotations
 
-from .cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
+from .cards import ALL_CODES, BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
 from .plays import (
+    JOKER_FLOOR,
     beats_values,
     cached_hand_plays,
     hand_plays,
@@ -21,17 +22,22 @@ from .plays import (
 from .settle import settle_if_fixed
 from .state import PASS, Action, ActionType, IllegalAction, State, TablePlay
 
+_NO_SUPERS: frozenset = frozenset()
+# One frozenset per code, made once: they key the play caches, and a new one per call would be one
+# more container for the garbage collector to watch.
+_SUPER_OF = {code: frozenset((code,)) for code in ALL_CODES}
+
 
 def supers_for(state: State, seat: int) -> frozenset:
     """Codes that rank above BJ in this seat's hand: laowang 老王, campus 特王 (not the emperor's copies)."""
     rules = state.rules
     if not rules.guard_card_super:
-        return frozenset()
+        return _NO_SUPERS
     if rules.guard_mode == "fixed":
-        return frozenset(("SJ*",))
+        return _SUPER_OF["SJ*"]
     if state.called_card is not None and seat != state.emperor:
-        return frozenset((state.called_card,))
-    return frozenset()
+        return _SUPER_OF[state.called_card]
+    return _NO_SUPERS
 
 
 def play_actions(state: State, seat: int) -> list[Action]:
@@ -40,7 +46,7 @@ def play_actions(state: State, seat: int) -> list[Action]:
     supers = supers_for(state, seat)
     hand = state.hands[seat]
     plays = cached_hand_plays(rules, hand, state.specials, supers)
-    if table is not None and plays is None and not _may_beat(rules, hand, supers, table.values):
+    if table is not None and plays is None and not _may_beat(rules, hand, supers, table):
         return [PASS]
     if plays is None:
         plays = hand_plays(rules, hand, state.specials, supers)
@@ -49,40 +55,72 @@ def play_actions(state: State, seat: int) -> list[Action]:
     return [PASS] + plays.answers(rules, table.values, table.bomb)
 
 
-def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table_values: tuple[int, ...]) -> bool:
+# What `_may_beat` needs of a hand, counted once per hand (and supers), as a plain tuple (no
+# container the garbage collector keeps watching): jokers (cards ranked above BJ included), cards
+# ranked above BJ, BJs (BJ*s included), 2s, whether a code is held four times that makes a campus
+# bomb (docs/rules.md §3.5), and best_above[v], the most naturals of one rank above value v.
+_COUNTS: dict[frozenset, dict[tuple[str, ...], tuple]] = {}
+
+
+def _counts(hand: tuple[str, ...], supers: frozenset) -> tuple:
+    hands = _COUNTS.get(supers)
+    if hands is None:
+        hands = _COUNTS[supers] = {}
+    found = hands.get(hand)
+    if found is not None:
+        return found
+    jokers = above_big = big = 0
+    per_value = [0] * (SUPER_VALUE + 1)
+    bomb = False
+    same, previous = 0, None
+    for code in hand:
+        if code in supers:
+            jokers += 1
+            above_big += 1
+            continue
+        value = BASE_VALUE[code]
+        if value >= SJ_VALUE:
+            jokers += 1
+            big += value == BJ_VALUE
+            continue
+        per_value[value] += 1
+        same = same + 1 if code == previous else 1  # identical codes are adjacent in a sorted hand
+        previous = code
+        bomb = bomb or (same == 4 and 3 < value < TWO_VALUE)
+    best_above = [0] * (SUPER_VALUE + 1)
+    for value in range(SUPER_VALUE - 1, -1, -1):
+        best_above[value] = max(best_above[value + 1], per_value[value + 1])
+    if len(hands) >= 20000:
+        hands.clear()
+    found = hands[hand] = (jokers, above_big, big, per_value[TWO_VALUE], bomb, tuple(best_above))
+    return found
+
+
+def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table: TablePlay) -> bool:
     """A cheap necessary condition for holding an answer, so most passes cost no play generation.
-    Each BJ of the table is met only by a card ranked above BJ or, with two-kill, by two BJs
-    (docs/rules.md §1, §3.6); then enough jokers, plus naturals of one rank above the table's lowest card
-    (plus 2s where they attach). Roasting and bombs answer with other shapes: they always go the
-    full way, as two-kill does once the BJs can be met."""
-    if rules.roasting or rules.bombs:
+    Nothing beats a bomb, and a bomb beats everything else (docs/rules.md §3.5); roasting (§4) answers
+    jokers with other shapes, so it goes the full way. Each BJ of the table is met only by a card
+    ranked above BJ or, with two-kill, by two BJs (docs/rules.md §1, §3.6), and two-kill then goes
+    the full way; else enough jokers, plus naturals of one rank above the table's lowest card (plus
+    2s where they attach)."""
+    table_values = table.values
+    if table.bomb:
+        return False
+    if rules.roasting and table_values[0] >= JOKER_FLOOR:
+        return True
+    jokers, above_big, big, twos, bomb, best_above = _counts(hand, supers)
+    if bomb and rules.bombs:
         return True
     big_on_table = table_values.count(BJ_VALUE)
     if big_on_table:
-        above_big = sum(hand.count(code) for code in supers)
         if rules.two_kill:
-            above_big += (hand.count("BJ") + hand.count("BJ*")) // 2
+            above_big += big // 2
         if above_big < big_on_table:
             return False
         if rules.two_kill:
             return True
     need = len(table_values)
-    lowest = table_values[-1]
-    jokers = twos = best = run = 0
-    previous = None
-    for code in hand:
-        value = SUPER_VALUE if code in supers else BASE_VALUE[code]
-        if value >= SJ_VALUE:
-            jokers += 1
-            continue
-        if value == TWO_VALUE:
-            twos += 1
-        if value <= lowest:
-            continue
-        run = run + 1 if value == previous else 1
-        previous = value
-        if run > best:
-            best = run
+    best = best_above[table_values[-1]]
     if rules.twos_attach:
         best += twos
     return jokers >= need or (best > 0 and best + jokers >= need)
