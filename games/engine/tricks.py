@@ -8,6 +8,9 @@ and if everybody passes on it the next seat after it that still holds cards lead
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import accumulate
+
 from .cards import ALL_CODES, BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
 from .plays import (
     JOKER_FLOOR,
@@ -55,44 +58,40 @@ def play_actions(state: State, seat: int) -> list[Action]:
     return [PASS] + plays.answers(rules, table.values, table.bomb)
 
 
-# What `_may_beat` needs of a hand, counted once per hand (and supers), as a plain tuple (no
-# container the garbage collector keeps watching): jokers (cards ranked above BJ included), cards
-# ranked above BJ, BJs (BJ*s included), 2s, whether a code is held four times that makes a campus
-# bomb (docs/rules.md §3.5), and best_above[v], the most naturals of one rank above value v.
-_COUNTS: dict[frozenset, dict[tuple[str, ...], tuple]] = {}
+# What `_may_beat` needs of a hand, counted once per hand (and supers, and whether the preset has
+# bombs), as a plain tuple (no container the garbage collector keeps watching): jokers (cards
+# ranked above BJ included), cards ranked above BJ, BJs (BJ*s included), 2s, whether a code is held
+# four times that makes a campus bomb (docs/rules.md §3.5), and best_above[v], the most naturals of
+# one rank above value v. Counted by C-level counters, not a loop over the cards.
+_COUNTS: dict[tuple, dict[tuple[str, ...], tuple]] = {}
+_NO_NATURALS_ABOVE = (0,) * (SUPER_VALUE + 1 - TWO_VALUE)  # best_above[v] for v >= 2's value
 
 
-def _counts(hand: tuple[str, ...], supers: frozenset) -> tuple:
-    hands = _COUNTS.get(supers)
+def _counts(hand: tuple[str, ...], supers: frozenset, bombs: bool) -> tuple:
+    hands = _COUNTS.get((supers, bombs))
     if hands is None:
-        hands = _COUNTS[supers] = {}
+        hands = _COUNTS[supers, bombs] = {}
     found = hands.get(hand)
     if found is not None:
         return found
-    jokers = above_big = big = 0
-    per_value = [0] * (SUPER_VALUE + 1)
-    bomb = False
-    same, previous = 0, None
-    for code in hand:
-        if code in supers:
-            jokers += 1
-            above_big += 1
-            continue
-        value = BASE_VALUE[code]
-        if value >= SJ_VALUE:
-            jokers += 1
-            big += value == BJ_VALUE
-            continue
-        per_value[value] += 1
-        same = same + 1 if code == previous else 1  # identical codes are adjacent in a sorted hand
-        previous = code
-        bomb = bomb or (same == 4 and 3 < value < TWO_VALUE)
-    best_above = [0] * (SUPER_VALUE + 1)
-    for value in range(SUPER_VALUE - 1, -1, -1):
-        best_above[value] = max(best_above[value + 1], per_value[value + 1])
+    per_value = Counter(map(BASE_VALUE.__getitem__, hand))
+    jokers = per_value[SJ_VALUE] + per_value[BJ_VALUE]
+    big = per_value[BJ_VALUE]
+    above_big = 0
+    for code in supers:
+        held = hand.count(code)
+        above_big += held
+        if held and BASE_VALUE[code] < JOKER_FLOOR:  # campus 特王: a natural code ranked above BJ
+            per_value[BASE_VALUE[code]] -= held
+            jokers += held
+    bomb = bombs and any(held >= 4 and 3 < BASE_VALUE[code] < TWO_VALUE and code not in supers
+                         for code, held in Counter(hand).items())
+    # most_above[i]: the most naturals of one rank from 2 (i = 0) down to 2's value - i
+    most_above = list(accumulate(map(per_value.__getitem__, range(TWO_VALUE, 0, -1)), max))
+    best_above = tuple(reversed(most_above)) + _NO_NATURALS_ABOVE
     if len(hands) >= 20000:
         hands.clear()
-    found = hands[hand] = (jokers, above_big, big, per_value[TWO_VALUE], bomb, tuple(best_above))
+    found = hands[hand] = (jokers, above_big, big, per_value[TWO_VALUE], bomb, best_above)
     return found
 
 
@@ -108,8 +107,8 @@ def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table: TablePlay)
         return False
     if rules.roasting and table_values[0] >= JOKER_FLOOR:
         return True
-    jokers, above_big, big, twos, bomb, best_above = _counts(hand, supers)
-    if bomb and rules.bombs:
+    jokers, above_big, big, twos, bomb, best_above = _counts(hand, supers, rules.bombs)
+    if bomb:
         return True
     big_on_table = table_values.count(BJ_VALUE)
     if big_on_table:
