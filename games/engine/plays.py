@@ -188,6 +188,12 @@ def play_actions_of(code_tuples: list[tuple[str, ...]]) -> list[Action]:
 
 
 _LEADS: dict[tuple, list[Action]] = {}
+# The per-rank lead lists and the analysed hands are kept a short while, oldest out first: a seat's
+# next decisions reuse them, and an object kept longer than about a hundred decisions is promoted to
+# the garbage collector's old generation, whose full collections then come sooner (with caches of
+# 100,000 lists and 20,000 hands they cost a sixth of random self-play's time; bench/engine_selfplay.py).
+LEADS_KEPT = 1024
+HANDS_KEPT = 256
 
 
 def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
@@ -200,7 +206,13 @@ def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
         extras = [extra for extra, _ in attach.items]
         return play_actions_of([extra + base for base, _ in naturals.items[1:] for extra in extras])
 
-    return _bounded_cache_get(_LEADS, (naturals, attach), build)
+    key = (naturals, attach)
+    found = _LEADS.get(key)
+    if found is None:
+        if len(_LEADS) >= LEADS_KEPT:
+            del _LEADS[next(iter(_LEADS))]  # the oldest: dicts keep their insertion order
+        found = _LEADS[key] = build()
+    return found
 
 
 def _split_kinds(codes: tuple[str, ...], specials: frozenset) -> tuple[tuple[str, ...], ...]:
@@ -221,7 +233,7 @@ class HandPlays:
     lists; a follower's is generated for the table's size only, skipping ranks too low to beat it.
     """
 
-    # A rank's value, its naturals' choices and what attaches to them are three parallel tuples,
+    # A rank's value (high to low), its naturals' choices and what attaches to them are three parallel tuples,
     # not a list of triples: a hand analysed is kept (cached) and so outlives the garbage
     # collector's young generations, and every long-lived container makes its full collections
     # come sooner (they were a quarter of self-play's time).
@@ -346,7 +358,7 @@ class HandPlays:
         beating_extras: list = []
         for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
             if value <= lowest:
-                continue  # each natural must beat a table card, the lowest included
+                break  # each natural must beat a table card, the lowest included (ranks go high to low)
             if value == self.must_last and n != size:
                 continue  # 憋6 / 憋三: only a play that empties the hand
             if attach is not checked_attach:
@@ -375,7 +387,7 @@ class HandPlays:
         found: list[Action] = []
         for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
             if value <= lowest:
-                continue  # each natural must beat a table card, the lowest included
+                break  # each natural must beat a table card, the lowest included (ranks go high to low)
             must_last = value == self.must_last
             for k, bases in naturals.sizes:
                 if k > n:
@@ -468,7 +480,7 @@ def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, super
             found = parent.after_play(rules, hand, origin[1], specials, supers)
         else:
             found = HandPlays(rules, hand, specials, supers)
-        if len(hands) >= 20000:
-            hands.clear()
+        if len(hands) >= HANDS_KEPT:
+            del hands[next(iter(hands))]  # the oldest: dicts keep their insertion order
         hands[hand] = found
     return found
