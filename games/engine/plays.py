@@ -453,6 +453,11 @@ def note_play(rules: RuleSet, before: tuple[str, ...], after: tuple[str, ...],
     _LINEAGE[(rules.key, after)] = (before, played)
 
 
+def played_from(rules: RuleSet, hand: tuple[str, ...]) -> tuple | None:
+    """(the hand before, the cards played) when `hand` is what a play left, if still remembered."""
+    return _LINEAGE.get((rules.key, hand))
+
+
 def _hands_of(rules: RuleSet, specials: frozenset, supers: frozenset) -> dict[tuple, HandPlays]:
     """The analysed hands of one context, keyed by the hand alone: a tuple of codes is no container
     the garbage collector keeps watching, a key that holds the frozensets would be."""

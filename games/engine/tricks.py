@@ -9,9 +9,8 @@ and if everybody passes on it the next seat after it that still holds cards lead
 from __future__ import annotations
 
 from collections import Counter
-from itertools import accumulate
 
-from .cards import ALL_CODES, BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
+from .cards import ALL_CODES, BASE_VALUE, BJ_VALUE, TWO_VALUE, sort_codes
 from .plays import (
     JOKER_FLOOR,
     beats_values,
@@ -20,6 +19,7 @@ from .plays import (
     is_bomb,
     is_valid_play,
     note_play,
+    played_from,
     values_of,
 )
 from .settle import settle_if_fixed
@@ -60,39 +60,62 @@ def play_actions(state: State, seat: int) -> list[Action]:
 
 # What `_may_beat` needs of a hand, counted once per hand (and supers, and whether the preset has
 # bombs), as a plain tuple (no container the garbage collector keeps watching): jokers (cards
-# ranked above BJ included), cards ranked above BJ, BJs (BJ*s included), 2s, whether a code is held
-# four times that makes a campus bomb (docs/rules.md §3.5), and best_above[v], the most naturals of
-# one rank above value v. Counted by C-level counters, not a loop over the cards.
+# ranked above BJ included), cards ranked above BJ, BJs (BJ*s included), whether a code is held
+# four times that makes a campus bomb (docs/rules.md §3.5), and per_value[v], how many naturals of
+# value v. A hand left by a play is counted from the hand before it, less the cards played.
 _COUNTS: dict[tuple, dict[tuple[str, ...], tuple]] = {}
-_NO_NATURALS_ABOVE = (0,) * (SUPER_VALUE + 1 - TWO_VALUE)  # best_above[v] for v >= 2's value
 
 
-def _counts(hand: tuple[str, ...], supers: frozenset, bombs: bool) -> tuple:
+def _counts(rules, hand: tuple[str, ...], supers: frozenset) -> tuple:
+    bombs = rules.bombs
     hands = _COUNTS.get((supers, bombs))
     if hands is None:
         hands = _COUNTS[supers, bombs] = {}
     found = hands.get(hand)
     if found is not None:
         return found
-    per_value = Counter(map(BASE_VALUE.__getitem__, hand))
-    jokers = per_value[SJ_VALUE] + per_value[BJ_VALUE]
-    big = per_value[BJ_VALUE]
-    above_big = 0
-    for code in supers:
-        held = hand.count(code)
-        above_big += held
-        if held and BASE_VALUE[code] < JOKER_FLOOR:  # campus 特王: a natural code ranked above BJ
-            per_value[BASE_VALUE[code]] -= held
-            jokers += held
-    bomb = bombs and any(held >= 4 and 3 < BASE_VALUE[code] < TWO_VALUE and code not in supers
-                         for code, held in Counter(hand).items())
-    # most_above[i]: the most naturals of one rank from 2 (i = 0) down to 2's value - i
-    most_above = list(accumulate(map(per_value.__getitem__, range(TWO_VALUE, 0, -1)), max))
-    best_above = tuple(reversed(most_above)) + _NO_NATURALS_ABOVE
+    origin = played_from(rules, hand)
+    before = hands.get(origin[0]) if origin is not None and not bombs else None
+    if before is not None:
+        jokers, above_big, big, _, per_value = before
+        per_value = list(per_value)
+        for code in origin[1]:
+            if code in supers:
+                jokers -= 1
+                above_big -= 1
+                continue
+            value = BASE_VALUE[code]
+            if value >= JOKER_FLOOR:
+                jokers -= 1
+                big -= value == BJ_VALUE
+            else:
+                per_value[value] -= 1
+        found = (jokers, above_big, big, False, tuple(per_value))
+    else:
+        found = _count(hand, supers, bombs)
     if len(hands) >= 20000:
         hands.clear()
-    found = hands[hand] = (jokers, above_big, big, per_value[TWO_VALUE], bomb, best_above)
+    hands[hand] = found
     return found
+
+
+def _count(hand: tuple[str, ...], supers: frozenset, bombs: bool) -> tuple:
+    per_value = [0] * JOKER_FLOOR
+    jokers = above_big = big = 0
+    for code in hand:
+        if code in supers:
+            jokers += 1
+            above_big += 1
+            continue
+        value = BASE_VALUE[code]
+        if value >= JOKER_FLOOR:
+            jokers += 1
+            big += value == BJ_VALUE
+        else:
+            per_value[value] += 1
+    bomb = bombs and any(held >= 4 and 3 < BASE_VALUE[code] < TWO_VALUE and code not in supers
+                         for code, held in Counter(hand).items())
+    return jokers, above_big, big, bomb, tuple(per_value)
 
 
 def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table: TablePlay) -> bool:
@@ -107,7 +130,7 @@ def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table: TablePlay)
         return False
     if rules.roasting and table_values[0] >= JOKER_FLOOR:
         return True
-    jokers, above_big, big, twos, bomb, best_above = _counts(hand, supers, rules.bombs)
+    jokers, above_big, big, bomb, per_value = _counts(rules, hand, supers)
     if bomb:
         return True
     big_on_table = table_values.count(BJ_VALUE)
@@ -119,9 +142,10 @@ def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table: TablePlay)
         if rules.two_kill:
             return True
     need = len(table_values)
-    best = best_above[table_values[-1]]
+    lowest = table_values[-1]
+    best = max(per_value[lowest + 1:]) if lowest < TWO_VALUE else 0  # one rank above the lowest card
     if rules.twos_attach:
-        best += twos
+        best += per_value[TWO_VALUE]
     return jokers >= need or (best > 0 and best + jokers >= need)
 
 
