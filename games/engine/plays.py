@@ -8,6 +8,7 @@ through the value mapping it passes in.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from itertools import groupby, product
 from operator import gt
 
@@ -288,7 +289,7 @@ class HandPlays:
         jokers = self.jokers
         if max(changed) >= JOKER_FLOOR:
             kinds, joker_values = _super_kinds(hand, supers)
-            plain_jokers = (c for c in hand if BASE_VALUE[c] >= JOKER_FLOOR and c not in supers)
+            plain_jokers = _without_supers(_value_range(hand, BJ_VALUE, JOKER_FLOOR), supers)
             for value, group in groupby(plain_jokers, BASE_VALUE.__getitem__):
                 split = _split_kinds(tuple(group), specials)
                 kinds += split
@@ -298,7 +299,7 @@ class HandPlays:
         bombs = self.bombs
         for value in changed.intersection(values):
             index = values.index(value)
-            codes = tuple(c for c in hand if BASE_VALUE[c] == value and c not in supers)
+            codes = _without_supers(_value_range(hand, value, value), supers)
             if bombs:
                 bombs = tuple(b for b in bombs if BASE_VALUE[b[0]] != value)
             if not codes:
@@ -419,11 +420,24 @@ def _super_kinds(hand: tuple[str, ...], supers: frozenset) -> tuple[tuple, tuple
     kinds: tuple[tuple[str, ...], ...] = ()
     values: tuple[int, ...] = ()
     for code in sorted(supers):
-        held = tuple(c for c in hand if c == code)
+        held = hand.count(code)
         if held:
-            kinds += (held,)
+            kinds += ((code,) * held,)
             values += (SUPER_VALUE,)
     return kinds, values
+
+
+_MINUS_VALUE = {code: -value for code, value in BASE_VALUE.items()}
+
+
+def _value_range(hand: tuple[str, ...], high: int, low: int) -> tuple[str, ...]:
+    """The codes of values low..high of a hand: a slice, as hands are sorted high to low."""
+    key = _MINUS_VALUE.__getitem__
+    return hand[bisect_left(hand, -high, key=key):bisect_right(hand, -low, key=key)]
+
+
+def _without_supers(codes: tuple[str, ...], supers: frozenset) -> tuple[str, ...]:
+    return tuple(c for c in codes if c not in supers) if supers else codes
 
 
 def _bombs_of(value: int, codes: tuple[str, ...]) -> list[tuple[str, ...]]:
