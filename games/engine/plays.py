@@ -338,8 +338,13 @@ class HandPlays:
             found = self._longer_answers(rules, table_values, longest)
         else:
             found = self._same_size_answers(rules, table_values)
-        for codes, values in self.jokers.items[1:]:
-            if len(table_values) <= len(codes) <= longest and beats_values(rules, values, table_values):
+        n = len(table_values)
+        if longest == n:  # the jokers' choices of the table's size, in the order listed since ever
+            candidates = self.jokers.by_size.get(n, ())
+        else:
+            candidates = [item for item in self.jokers.items[1:] if n <= len(item[0]) <= longest]
+        for codes, values in candidates:
+            if beats_values(rules, values, table_values):
                 found.append(play_action(codes))
         if self.bombs:
             seen = {a.cards for a in found}
@@ -472,7 +477,7 @@ def played_from(rules: RuleSet, hand: tuple[str, ...]) -> tuple | None:
     return _LINEAGE.get((rules.key, hand))
 
 
-def _hands_of(rules: RuleSet, specials: frozenset, supers: frozenset) -> dict[tuple, HandPlays]:
+def analysed_hands(rules: RuleSet, specials: frozenset, supers: frozenset) -> dict[tuple, HandPlays]:
     """The analysed hands of one context, keyed by the hand alone: a tuple of codes is no container
     the garbage collector keeps watching, a key that holds the frozensets would be."""
     context = (rules.key, specials, supers)
@@ -484,13 +489,8 @@ def _hands_of(rules: RuleSet, specials: frozenset, supers: frozenset) -> dict[tu
     return found
 
 
-def cached_hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset,
-                      supers: frozenset) -> HandPlays | None:
-    return _hands_of(rules, specials, supers).get(hand)
-
-
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:
-    hands = _hands_of(rules, specials, supers)
+    hands = analysed_hands(rules, specials, supers)
     found = hands.get(hand)
     if found is None:
         origin = _LINEAGE.get((rules.key, hand))

@@ -13,8 +13,8 @@ from collections import Counter
 from .cards import ALL_CODES, BASE_VALUE, BJ_VALUE, TWO_VALUE, sort_codes
 from .plays import (
     JOKER_FLOOR,
+    analysed_hands,
     beats_values,
-    cached_hand_plays,
     hand_plays,
     is_bomb,
     is_valid_play,
@@ -48,10 +48,10 @@ def play_actions(state: State, seat: int) -> list[Action]:
     table = state.table
     supers = supers_for(state, seat)
     hand = state.hands[seat]
-    plays = cached_hand_plays(rules, hand, state.specials, supers)
-    if table is not None and plays is None and not _may_beat(rules, hand, supers, table):
-        return [PASS]
+    plays = analysed_hands(rules, state.specials, supers).get(hand)
     if plays is None:
+        if table is not None and not _may_beat(rules, hand, supers, table):
+            return [PASS]
         plays = hand_plays(rules, hand, state.specials, supers)
     if table is None:
         return plays.lead_actions()
