@@ -459,7 +459,7 @@ def _with_bomb_codes(specials: frozenset, bombs) -> frozenset:
     return specials.union(bomb[0] for bomb in bombs) if bombs else specials
 
 
-_HANDS: dict[tuple, dict[tuple, HandPlays]] = {}
+_HANDS: dict[tuple, dict[frozenset, dict[frozenset, dict[tuple, HandPlays]]]] = {}
 # hand after a play -> (hand before, the play): lets the next analysis derive from the last one.
 _LINEAGE: dict[tuple, tuple] = {}
 
@@ -480,13 +480,15 @@ def played_from(rules: RuleSet, hand: tuple[str, ...]) -> tuple | None:
 def analysed_hands(rules: RuleSet, specials: frozenset, supers: frozenset) -> dict[tuple, HandPlays]:
     """The analysed hands of one context, keyed by the hand alone: a tuple of codes is no container
     the garbage collector keeps watching, a key that holds the frozensets would be."""
-    context = (rules.key, specials, supers)
-    found = _HANDS.get(context)
-    if found is None:
-        if len(_HANDS) >= 1000:
+    try:  # nested look-ups: no key tuple to build at every listing
+        return _HANDS[rules.key][specials][supers]
+    except KeyError:
+        if len(_HANDS) >= 100:
             _HANDS.clear()
-        found = _HANDS[context] = {}
-    return found
+        by_specials = _HANDS.setdefault(rules.key, {})
+        if len(by_specials) >= 100:
+            by_specials.clear()
+        return by_specials.setdefault(specials, {}).setdefault(supers, {})
 
 
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:

@@ -58,25 +58,25 @@ def play_actions(state: State, seat: int) -> list[Action]:
     return [PASS] + plays.answers(rules, table.values, table.bomb)
 
 
-# What `_may_beat` needs of a hand, counted once per hand (and supers, and whether the preset has
-# bombs), as a plain tuple (no container the garbage collector keeps watching): jokers (cards
+# What `_may_beat` needs of a hand, counted once per hand (and whether the preset has bombs, and
+# supers), as a plain tuple (no container the garbage collector keeps watching): jokers (cards
 # ranked above BJ included), cards ranked above BJ, BJs (BJ*s included), whether a code is held
 # four times that makes a campus bomb (docs/rules.md §3.5), and per_value[v], how many naturals of
 # value v. A hand left by a play is counted from the hand before it, less the cards played.
-_COUNTS: dict[tuple, dict[tuple[str, ...], tuple]] = {}
+_COUNTS: dict[bool, dict[frozenset, dict[tuple[str, ...], tuple]]] = {False: {}, True: {}}
 
 
 def _counts(rules, hand: tuple[str, ...], supers: frozenset) -> tuple:
     bombs = rules.bombs
-    hands = _COUNTS.get((supers, bombs))
+    hands = _COUNTS[bombs].get(supers)
     if hands is None:
-        hands = _COUNTS[supers, bombs] = {}
+        hands = _COUNTS[bombs][supers] = {}
     found = hands.get(hand)
     if found is not None:
         return found
     origin = played_from(rules, hand)
-    before = hands.get(origin[0]) if origin is not None and not bombs else None
-    if before is not None:
+    before = hands.get(origin[0]) if origin is not None else None
+    if before is not None and not before[3]:  # a hand without a bomb keeps none when it plays
         jokers, above_big, big, _, per_value = before
         per_value = list(per_value)
         for code in origin[1]:
