@@ -339,7 +339,7 @@ class HandPlays:
         else:
             found = self._same_size_answers(rules, table_values)
         n = len(table_values)
-        if longest == n:  # the jokers' choices of the table's size, in the order listed since ever
+        if longest == n:  # the jokers' choices of the table's size (by_size keeps their listing order)
             candidates = self.jokers.by_size.get(n, ())
         else:
             candidates = [item for item in self.jokers.items[1:] if n <= len(item[0]) <= longest]
@@ -495,7 +495,7 @@ def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, super
     hands = analysed_hands(rules, specials, supers)
     found = hands.get(hand)
     if found is None:
-        origin = _LINEAGE.get((rules.key, hand))
+        origin = played_from(rules, hand)
         parent = hands.get(origin[0]) if origin else None
         if parent is not None:
             found = parent.after_play(rules, hand, origin[1], specials, supers)
