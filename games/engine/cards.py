@@ -43,8 +43,12 @@ def sort_key(code: str) -> tuple[int, str]:
     return (-BASE_VALUE[code], code)
 
 
+# Each code's place in that order, looked up by the sort in C (hands are sorted at every deal and play).
+_PLACE = {code: place for place, code in enumerate(sorted(ALL_CODES, key=sort_key))}
+
+
 def sort_codes(codes) -> tuple[str, ...]:
-    return tuple(sorted(codes, key=sort_key))
+    return tuple(sorted(codes, key=_PLACE.__getitem__))
 
 
 def build_deck(*, ranks: str, jokers: int, marked: tuple[str, ...], removed: tuple[str, ...] = (),

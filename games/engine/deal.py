@@ -12,6 +12,7 @@ import json
 import random
 import secrets
 from collections import Counter
+from itertools import cycle
 from typing import NamedTuple
 
 from .cards import ALL_CODES, sort_codes
@@ -175,12 +176,9 @@ def _shuffle_and_deal(rules: RuleSet, rng: random.Random, start_seat: int, aside
     for code in aside_cards:
         deck.remove(code)
     rng.shuffle(deck)
-    hands: list[list[str]] = [[] for _ in range(5)]
-    order = []
-    for index, code in enumerate(deck):
-        seat = (start_seat + index) % 5
-        hands[seat].append(code)
-        order.append((seat, code))
+    # Card i goes to seat start_seat + i (mod 5): each hand is every fifth card of the deck.
+    hands = [deck[(seat - start_seat) % 5::5] for seat in range(5)]
+    order = list(zip(cycle(seat % 5 for seat in range(start_seat, start_seat + 5)), deck))
     return Dealing(hands, aside_cards, order)
 
 

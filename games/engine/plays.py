@@ -8,6 +8,7 @@ through the value mapping it passes in.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from itertools import groupby, product
 from operator import gt
 
@@ -188,6 +189,12 @@ def play_actions_of(code_tuples: list[tuple[str, ...]]) -> list[Action]:
 
 
 _LEADS: dict[tuple, list[Action]] = {}
+# The per-rank lead lists and the analysed hands are kept a short while, oldest out first: a seat's
+# next decisions reuse them, and an object kept longer than about a hundred decisions is promoted to
+# the garbage collector's old generation, whose full collections then come sooner (with caches of
+# 100,000 lists and 20,000 hands they cost a sixth of random self-play's time; bench/engine_selfplay.py).
+LEADS_KEPT = 1024
+HANDS_KEPT = 256
 
 
 def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
@@ -200,7 +207,13 @@ def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
         extras = [extra for extra, _ in attach.items]
         return play_actions_of([extra + base for base, _ in naturals.items[1:] for extra in extras])
 
-    return _bounded_cache_get(_LEADS, (naturals, attach), build)
+    key = (naturals, attach)
+    found = _LEADS.get(key)
+    if found is None:
+        if len(_LEADS) >= LEADS_KEPT:
+            del _LEADS[next(iter(_LEADS))]  # the oldest: dicts keep their insertion order
+        found = _LEADS[key] = build()
+    return found
 
 
 def _split_kinds(codes: tuple[str, ...], specials: frozenset) -> tuple[tuple[str, ...], ...]:
@@ -221,12 +234,17 @@ class HandPlays:
     lists; a follower's is generated for the table's size only, skipping ranks too low to beat it.
     """
 
-    __slots__ = ("ranks", "jokers", "bombs", "hand_size", "must_last", "_leads")
+    # A rank's value (high to low), its naturals' choices and what attaches to them are three parallel tuples,
+    # not a list of triples: a hand analysed is kept (cached) and so outlives the garbage
+    # collector's young generations, and every long-lived container makes its full collections
+    # come sooner (they were a quarter of self-play's time).
+    __slots__ = ("values", "naturals", "attaches", "jokers", "bombs", "hand_size", "must_last", "_leads")
 
     def __init__(self, rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset):
         plain_hand = tuple(c for c in hand if c not in supers) if supers else hand
         joker_kinds, joker_values = _super_kinds(hand, supers)
-        naturals: list[tuple[int, Choices]] = []
+        values: list[int] = []
+        naturals: list[Choices] = []
         bombs: list[tuple[str, ...]] = []
         for value, group in groupby(plain_hand, BASE_VALUE.__getitem__):  # hands are sorted high to low
             codes = tuple(group)
@@ -237,26 +255,27 @@ class HandPlays:
             else:
                 rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
                 kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
-                naturals.append((value, choices(kinds, (value,) * len(kinds))))
+                values.append(value)
+                naturals.append(choices(kinds, (value,) * len(kinds)))
                 bombs += rank_bombs
-        self._assemble(rules, len(hand), choices(joker_kinds, joker_values), naturals, bombs)
+        self._assemble(rules, len(hand), choices(joker_kinds, joker_values), tuple(values), tuple(naturals),
+                       tuple(bombs))
 
-    def _assemble(self, rules: RuleSet, hand_size: int, jokers: Choices,
-                  naturals: list[tuple[int, Choices]], bombs: list[tuple[str, ...]]) -> None:
+    def _assemble(self, rules: RuleSet, hand_size: int, jokers: Choices, values: tuple[int, ...],
+                  naturals: tuple[Choices, ...], bombs: tuple[tuple[str, ...], ...]) -> None:
         self.jokers = jokers
-        with_twos = None
-        if rules.twos_attach:
-            twos = next((n for value, n in naturals if value == TWO_VALUE), None)
-            if twos is not None:
+        self.values = values
+        self.naturals = naturals
+        attaches = (jokers,) * len(values)
+        if TWO_VALUE in values and (rules.twos_attach or rules.twos_carry_no_jokers):
+            two = values.index(TWO_VALUE)
+            if rules.twos_carry_no_jokers:  # campus: 2s alone
+                attaches = attaches[:two] + (choices((), ()),) + attaches[two + 1:]
+            else:  # laowang: 2s attach to every other rank
+                twos = naturals[two]
                 with_twos = choices(jokers.kinds + twos.kinds, jokers.kind_values + twos.kind_values)
-        self.ranks = []
-        for value, natural in naturals:
-            attach = jokers
-            if rules.twos_carry_no_jokers and value == TWO_VALUE:
-                attach = choices((), ())
-            elif with_twos is not None and value != TWO_VALUE:
-                attach = with_twos
-            self.ranks.append((value, natural, attach))
+                attaches = (with_twos,) * two + (jokers,) + (with_twos,) * (len(values) - two - 1)
+        self.attaches = attaches
         self.hand_size = hand_size
         self.must_last = rules.must_last
         self._leads: list[Action] | None = None
@@ -269,33 +288,36 @@ class HandPlays:
         changed = {SUPER_VALUE if c in supers else BASE_VALUE[c] for c in played}
         jokers = self.jokers
         if max(changed) >= JOKER_FLOOR:
-            kinds, values = _super_kinds(hand, supers)
-            plain_jokers = (c for c in hand if BASE_VALUE[c] >= JOKER_FLOOR and c not in supers)
+            kinds, joker_values = _super_kinds(hand, supers)
+            plain_jokers = _without_supers(_value_range(hand, BJ_VALUE, JOKER_FLOOR), supers)
             for value, group in groupby(plain_jokers, BASE_VALUE.__getitem__):
                 split = _split_kinds(tuple(group), specials)
                 kinds += split
-                values += (value,) * len(split)
-            jokers = choices(kinds, values)
-        naturals = []
-        bombs = [b for b in self.bombs if BASE_VALUE[b[0]] not in changed]
-        for value, natural, _ in self.ranks:
-            if value in changed:
-                codes = tuple(c for c in hand if BASE_VALUE[c] == value and c not in supers)
-                if not codes:
-                    continue
-                rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
-                kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
-                natural = choices(kinds, (value,) * len(kinds))
-                bombs += rank_bombs
-            naturals.append((value, natural))
+                joker_values += (value,) * len(split)
+            jokers = choices(kinds, joker_values)
+        values, naturals = self.values, self.naturals
+        bombs = self.bombs
+        for value in changed.intersection(values):
+            index = values.index(value)
+            codes = _without_supers(_value_range(hand, value, value), supers)
+            if bombs:
+                bombs = tuple(b for b in bombs if BASE_VALUE[b[0]] != value)
+            if not codes:
+                values = values[:index] + values[index + 1:]
+                naturals = naturals[:index] + naturals[index + 1:]
+                continue
+            rank_bombs = _bombs_of(value, codes) if rules.bombs else ()
+            kinds = _split_kinds(codes, _with_bomb_codes(specials, rank_bombs))
+            naturals = naturals[:index] + (choices(kinds, (value,) * len(kinds)),) + naturals[index + 1:]
+            bombs += tuple(rank_bombs)
         derived = object.__new__(HandPlays)
-        derived._assemble(rules, len(hand), jokers, naturals, bombs)
+        derived._assemble(rules, len(hand), jokers, values, naturals, bombs)
         return derived
 
     def lead_actions(self) -> list[Action]:
         if self._leads is None:
             out: list[Action] = []
-            for value, naturals, attach in self.ranks:
+            for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
                 plays = _rank_leads(naturals, attach)
                 if value == self.must_last:  # 憋6 / 憋三: only as the last play
                     plays = [a for a in plays if len(a.cards) == self.hand_size]
@@ -316,8 +338,13 @@ class HandPlays:
             found = self._longer_answers(rules, table_values, longest)
         else:
             found = self._same_size_answers(rules, table_values)
-        for codes, values in self.jokers.items[1:]:
-            if len(table_values) <= len(codes) <= longest and beats_values(rules, values, table_values):
+        n = len(table_values)
+        if longest == n:  # the jokers' choices of the table's size (by_size keeps their listing order)
+            candidates = self.jokers.by_size.get(n, ())
+        else:
+            candidates = [item for item in self.jokers.items[1:] if n <= len(item[0]) <= longest]
+        for codes, values in candidates:
+            if beats_values(rules, values, table_values):
                 found.append(play_action(codes))
         if self.bombs:
             seen = {a.cards for a in found}
@@ -335,9 +362,9 @@ class HandPlays:
         found: list[Action] = []
         checked_attach = None  # ranks share one attach choice (two in laowang, campus): check it once
         beating_extras: list = []
-        for value, naturals, attach in self.ranks:
+        for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
             if value <= lowest:
-                continue  # each natural must beat a table card, the lowest included
+                break  # each natural must beat a table card, the lowest included (ranks go high to low)
             if value == self.must_last and n != size:
                 continue  # 憋6 / 憋三: only a play that empties the hand
             if attach is not checked_attach:
@@ -364,9 +391,9 @@ class HandPlays:
         lowest = table_values[-1]
         size = self.hand_size
         found: list[Action] = []
-        for value, naturals, attach in self.ranks:
+        for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
             if value <= lowest:
-                continue  # each natural must beat a table card, the lowest included
+                break  # each natural must beat a table card, the lowest included (ranks go high to low)
             must_last = value == self.must_last
             for k, bases in naturals.sizes:
                 if k > n:
@@ -398,11 +425,24 @@ def _super_kinds(hand: tuple[str, ...], supers: frozenset) -> tuple[tuple, tuple
     kinds: tuple[tuple[str, ...], ...] = ()
     values: tuple[int, ...] = ()
     for code in sorted(supers):
-        held = tuple(c for c in hand if c == code)
+        held = hand.count(code)
         if held:
-            kinds += (held,)
+            kinds += ((code,) * held,)
             values += (SUPER_VALUE,)
     return kinds, values
+
+
+_MINUS_VALUE = {code: -value for code, value in BASE_VALUE.items()}
+
+
+def _value_range(hand: tuple[str, ...], high: int, low: int) -> tuple[str, ...]:
+    """The codes of values low..high of a hand: a slice, as hands are sorted high to low."""
+    key = _MINUS_VALUE.__getitem__
+    return hand[bisect_left(hand, -high, key=key):bisect_right(hand, -low, key=key)]
+
+
+def _without_supers(codes: tuple[str, ...], supers: frozenset) -> tuple[str, ...]:
+    return tuple(c for c in codes if c not in supers) if supers else codes
 
 
 def _bombs_of(value: int, codes: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -419,7 +459,7 @@ def _with_bomb_codes(specials: frozenset, bombs) -> frozenset:
     return specials.union(bomb[0] for bomb in bombs) if bombs else specials
 
 
-_HANDS: dict[tuple, HandPlays] = {}
+_HANDS: dict[tuple, dict[frozenset, dict[frozenset, dict[tuple, HandPlays]]]] = {}
 # hand after a play -> (hand before, the play): lets the next analysis derive from the last one.
 _LINEAGE: dict[tuple, tuple] = {}
 
@@ -432,22 +472,36 @@ def note_play(rules: RuleSet, before: tuple[str, ...], after: tuple[str, ...],
     _LINEAGE[(rules.key, after)] = (before, played)
 
 
-def cached_hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset,
-                      supers: frozenset) -> HandPlays | None:
-    return _HANDS.get((rules.key, hand, specials, supers))
+def played_from(rules: RuleSet, hand: tuple[str, ...]) -> tuple | None:
+    """(the hand before, the cards played) when `hand` is what a play left, if still remembered."""
+    return _LINEAGE.get((rules.key, hand))
+
+
+def analysed_hands(rules: RuleSet, specials: frozenset, supers: frozenset) -> dict[tuple, HandPlays]:
+    """The analysed hands of one context, keyed by the hand alone: a tuple of codes is no container
+    the garbage collector keeps watching, a key that holds the frozensets would be."""
+    try:  # nested look-ups: no key tuple to build at every listing
+        return _HANDS[rules.key][specials][supers]
+    except KeyError:
+        if len(_HANDS) >= 100:
+            _HANDS.clear()
+        by_specials = _HANDS.setdefault(rules.key, {})
+        if len(by_specials) >= 100:
+            by_specials.clear()
+        return by_specials.setdefault(specials, {}).setdefault(supers, {})
 
 
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:
-    key = (rules.key, hand, specials, supers)
-    found = _HANDS.get(key)
+    hands = analysed_hands(rules, specials, supers)
+    found = hands.get(hand)
     if found is None:
-        origin = _LINEAGE.get((rules.key, hand))
-        parent = _HANDS.get((rules.key, origin[0], specials, supers)) if origin else None
+        origin = played_from(rules, hand)
+        parent = hands.get(origin[0]) if origin else None
         if parent is not None:
             found = parent.after_play(rules, hand, origin[1], specials, supers)
         else:
             found = HandPlays(rules, hand, specials, supers)
-        if len(_HANDS) >= 20000:
-            _HANDS.clear()
-        _HANDS[key] = found
+        if len(hands) >= HANDS_KEPT:
+            del hands[next(iter(hands))]  # the oldest: dicts keep their insertion order
+        hands[hand] = found
     return found

@@ -7,7 +7,7 @@ switches it needs, so one rule machine plays every regional system.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .cards import build_deck, rank_value
 
@@ -77,8 +77,9 @@ class RuleSet:
     def option_dict(self) -> dict:
         return dict(self.options)
 
-    @property
+    @cached_property
     def key(self) -> tuple:
+        """What the play caches are keyed by (made once: they ask for it at every decision)."""
         return (self.name, self.options)
 
 

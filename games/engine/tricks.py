@@ -8,30 +8,39 @@ and if everybody passes on it the next seat after it that still holds cards lead
 
 from __future__ import annotations
 
-from .cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE, sort_codes
+from collections import Counter
+
+from .cards import ALL_CODES, BASE_VALUE, BJ_VALUE, TWO_VALUE, sort_codes
 from .plays import (
+    JOKER_FLOOR,
+    analysed_hands,
     beats_values,
-    cached_hand_plays,
     hand_plays,
     is_bomb,
     is_valid_play,
     note_play,
+    played_from,
     values_of,
 )
 from .settle import settle_if_fixed
 from .state import PASS, Action, ActionType, IllegalAction, State, TablePlay
+
+_NO_SUPERS: frozenset = frozenset()
+# One frozenset per code, made once: they key the play caches, and a new one per call would be one
+# more container for the garbage collector to watch.
+_SUPER_OF = {code: frozenset((code,)) for code in ALL_CODES}
 
 
 def supers_for(state: State, seat: int) -> frozenset:
     """Codes that rank above BJ in this seat's hand: laowang 老王, campus 特王 (not the emperor's copies)."""
     rules = state.rules
     if not rules.guard_card_super:
-        return frozenset()
+        return _NO_SUPERS
     if rules.guard_mode == "fixed":
-        return frozenset(("SJ*",))
+        return _SUPER_OF["SJ*"]
     if state.called_card is not None and seat != state.emperor:
-        return frozenset((state.called_card,))
-    return frozenset()
+        return _SUPER_OF[state.called_card]
+    return _NO_SUPERS
 
 
 def play_actions(state: State, seat: int) -> list[Action]:
@@ -39,52 +48,104 @@ def play_actions(state: State, seat: int) -> list[Action]:
     table = state.table
     supers = supers_for(state, seat)
     hand = state.hands[seat]
-    plays = cached_hand_plays(rules, hand, state.specials, supers)
-    if table is not None and plays is None and not _may_beat(rules, hand, supers, table.values):
-        return [PASS]
+    plays = analysed_hands(rules, state.specials, supers).get(hand)
     if plays is None:
+        if table is not None and not _may_beat(rules, hand, supers, table):
+            return [PASS]
         plays = hand_plays(rules, hand, state.specials, supers)
     if table is None:
         return plays.lead_actions()
     return [PASS] + plays.answers(rules, table.values, table.bomb)
 
 
-def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table_values: tuple[int, ...]) -> bool:
+# What `_may_beat` needs of a hand, counted once per hand (and whether the preset has bombs, and
+# supers), as a plain tuple (no container the garbage collector keeps watching): jokers (cards
+# ranked above BJ included), cards ranked above BJ, BJs (BJ*s included), whether a code is held
+# four times that makes a campus bomb (docs/rules.md §3.5), and per_value[v], how many naturals of
+# value v. A hand left by a play is counted from the hand before it, less the cards played.
+_COUNTS: dict[bool, dict[frozenset, dict[tuple[str, ...], tuple]]] = {False: {}, True: {}}
+
+
+def _counts(rules, hand: tuple[str, ...], supers: frozenset) -> tuple:
+    bombs = rules.bombs
+    hands = _COUNTS[bombs].get(supers)
+    if hands is None:
+        hands = _COUNTS[bombs][supers] = {}
+    found = hands.get(hand)
+    if found is not None:
+        return found
+    origin = played_from(rules, hand)
+    before = hands.get(origin[0]) if origin is not None else None
+    if before is not None and not before[3]:  # a hand without a bomb keeps none when it plays
+        jokers, above_big, big, _, per_value = before
+        per_value = list(per_value)
+        for code in origin[1]:
+            if code in supers:
+                jokers -= 1
+                above_big -= 1
+                continue
+            value = BASE_VALUE[code]
+            if value >= JOKER_FLOOR:
+                jokers -= 1
+                big -= value == BJ_VALUE
+            else:
+                per_value[value] -= 1
+        found = (jokers, above_big, big, False, tuple(per_value))
+    else:
+        found = _count(hand, supers, bombs)
+    if len(hands) >= 20000:
+        hands.clear()
+    hands[hand] = found
+    return found
+
+
+def _count(hand: tuple[str, ...], supers: frozenset, bombs: bool) -> tuple:
+    per_value = [0] * JOKER_FLOOR
+    jokers = above_big = big = 0
+    for code in hand:
+        if code in supers:
+            jokers += 1
+            above_big += 1
+            continue
+        value = BASE_VALUE[code]
+        if value >= JOKER_FLOOR:
+            jokers += 1
+            big += value == BJ_VALUE
+        else:
+            per_value[value] += 1
+    bomb = bombs and any(held >= 4 and 3 < BASE_VALUE[code] < TWO_VALUE and code not in supers
+                         for code, held in Counter(hand).items())
+    return jokers, above_big, big, bomb, tuple(per_value)
+
+
+def _may_beat(rules, hand: tuple[str, ...], supers: frozenset, table: TablePlay) -> bool:
     """A cheap necessary condition for holding an answer, so most passes cost no play generation.
-    Each BJ of the table is met only by a card ranked above BJ or, with two-kill, by two BJs
-    (docs/rules.md §1, §3.6); then enough jokers, plus naturals of one rank above the table's lowest card
-    (plus 2s where they attach). Roasting and bombs answer with other shapes: they always go the
-    full way, as two-kill does once the BJs can be met."""
-    if rules.roasting or rules.bombs:
+    Nothing beats a bomb, and a bomb beats everything else (docs/rules.md §3.5); roasting (§4) answers
+    jokers with other shapes, so it goes the full way. Each BJ of the table is met only by a card
+    ranked above BJ or, with two-kill, by two BJs (docs/rules.md §1, §3.6), and two-kill then goes
+    the full way; else enough jokers, plus naturals of one rank above the table's lowest card (plus
+    2s where they attach)."""
+    table_values = table.values
+    if table.bomb:
+        return False
+    if rules.roasting and table_values[0] >= JOKER_FLOOR:
+        return True
+    jokers, above_big, big, bomb, per_value = _counts(rules, hand, supers)
+    if bomb:
         return True
     big_on_table = table_values.count(BJ_VALUE)
     if big_on_table:
-        above_big = sum(hand.count(code) for code in supers)
         if rules.two_kill:
-            above_big += (hand.count("BJ") + hand.count("BJ*")) // 2
+            above_big += big // 2
         if above_big < big_on_table:
             return False
         if rules.two_kill:
             return True
     need = len(table_values)
     lowest = table_values[-1]
-    jokers = twos = best = run = 0
-    previous = None
-    for code in hand:
-        value = SUPER_VALUE if code in supers else BASE_VALUE[code]
-        if value >= SJ_VALUE:
-            jokers += 1
-            continue
-        if value == TWO_VALUE:
-            twos += 1
-        if value <= lowest:
-            continue
-        run = run + 1 if value == previous else 1
-        previous = value
-        if run > best:
-            best = run
+    best = max(per_value[lowest + 1:]) if lowest < TWO_VALUE else 0  # one rank above the lowest card
     if rules.twos_attach:
-        best += twos
+        best += per_value[TWO_VALUE]
     return jokers >= need or (best > 0 and best + jokers >= need)
 
 

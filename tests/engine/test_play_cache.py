@@ -36,3 +36,27 @@ def test_s1_reused_listings_equal_fresh_ones_through_whole_deals(name):
                 compared += 1
             state, _ = engine.apply_action(state, seat, rng.choice(legal))
     assert compared > 100
+
+
+@pytest.mark.parametrize("name", engine.PRESETS)
+def test_the_pass_check_never_hides_an_answer(name):
+    """tricks._may_beat lets a follower pass without listing his plays: whenever it says no, a
+    listing built from scratch has no answer either (docs/engine.md "Listing": every play
+    apply_action accepts is listed)."""
+    from games.engine.tricks import _may_beat
+
+    rules = engine.preset(name)
+    rng = random.Random(f"pass check {name}")
+    said_no = 0
+    for seed in range(6):
+        state = engine.new_deal(rules, seed=100 + seed)
+        while state.phase not in ("over", "void"):
+            seat = rng.choice(engine.to_act(state))
+            if state.phase == "play" and state.table is not None:
+                supers = supers_for(state, seat)
+                if not _may_beat(rules, state.hands[seat], supers, state.table):
+                    said_no += 1
+                    assert _fresh_listing(state, seat) == [], f"seed {seed}, seat {seat}"
+            legal = engine.legal_actions(state, seat)
+            state, _ = engine.apply_action(state, seat, rng.choice(legal))
+    assert said_no > 50
