@@ -762,9 +762,9 @@ BEFORE_PLAY = frozenset(
     (Phase.EMPEROR_SELECTION, Phase.CALL, Phase.SOLO_WINDOW, Phase.DECLARATION_WINDOW, Phase.KICK_WINDOW)
 )
 ANSWER_COST = 150  # a normal answer of another seat in a world costs about this many rollout decisions
-# The presets whose pre-play decisions `hard` searches: those where it was measured on the tuning
-# deals (docs/bots.md "Before play"); elsewhere it answers before play as `normal` does.
-SEARCH_BEFORE_PLAY = frozenset(("lianzhong_simple", "lianzhong_classic", "wuren"))
+# The presets whose pre-play decisions `hard` searches: those where it gained on the tuning deals
+# (docs/bots.md "Before play"); elsewhere it answers before play as `normal` does.
+SEARCH_BEFORE_PLAY = frozenset(("lianzhong_simple", "lianzhong_classic"))
 # Before play, another answer than the normal bot's needs this many times `SURE` standard errors of
 # gain: these answers move a whole deal (a solo is worth ±24), and the rollout judges them from the
 # first card on.
