@@ -479,6 +479,34 @@ def test_hard_worlds_agree_with_the_view(name):
     assert checked >= 3
 
 
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_worlds_before_play_show_my_seat_the_view_i_was_shown(name):
+    """Before play (emperor selection, the guard call, the windows), a sampled world put back into
+    the view's phase shows my seat exactly my view: hand, counts, roles, candidate, travelling cards,
+    window, declarations, multiplier and (campus apart, where a callable card needs every other hand
+    to hold its rank, which a world may not deal) the same legal actions."""
+    from games.engine.bots.reading import read_view
+
+    checked = 0
+    for seed in range(3):
+        state = engine.new_deal(engine.preset(name), seed=seed)
+        while state.phase not in ENDED and state.phase != "play":
+            for seat in engine.to_act(state):
+                view = engine.bot_view(state, seat)
+                if len(view["legal_actions"]) < 2:
+                    continue
+                world = searching.Deducer(view, read_view(view)).before_play(random.Random(seed), [10**9])
+                assert world is not None
+                shown = engine.bot_view(world, seat)
+                if state.rules.call_mode == "campus":
+                    shown["legal_actions"] = view["legal_actions"]
+                assert shown == view
+                checked += 1
+            seat = engine.to_act(state)[0]
+            state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    assert checked >= 3
+
+
 def test_hard_differs_from_normal_somewhere(monkeypatch):
     monkeypatch.setattr(searching, "DECISION_BUDGET", 400)
     differs = 0

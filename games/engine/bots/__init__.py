@@ -18,7 +18,7 @@ from ..state import Action
 from .deciding import choose_answer, choose_call, choose_selection
 from .playing import choose_play
 from .reading import read_view
-from .searching import search_play
+from .searching import BEFORE_PLAY, SEARCH_BEFORE_PLAY, search_before_play, search_play
 
 LEVELS = ("easy", "normal", "hard")
 EASY_RANDOM_SHARE = 1 / 3
@@ -50,7 +50,11 @@ def bot_action(view: dict, *, level: str = "normal", rng: random.Random | None =
         return normal
     legal = [_action(e) for e in entries]
     if phase == "emperor_selection":
-        return choose_selection(view, legal)
-    if phase == "call":
-        return choose_call(view, legal)
-    return choose_answer(view, legal)
+        normal = choose_selection(view, legal)
+    elif phase == "call":
+        normal = choose_call(view, legal)
+    else:
+        normal = choose_answer(view, legal)
+    if level == "hard" and phase in BEFORE_PLAY and view["preset"] in SEARCH_BEFORE_PLAY:
+        return search_before_play(view, rng, normal)
+    return normal

@@ -13,6 +13,11 @@ Cost is bounded by rollout *decisions*, not by time, so that the same view and r
 same answer: whole worlds are added (every candidate in each, common random numbers) until
 `DECISION_BUDGET` rollout decisions are spent or `MAX_WORLDS` worlds are played (a dealt world
 counts as `WORLD_COST` decisions).
+
+In the presets of `SEARCH_BEFORE_PLAY` the answers before play (emperor selection, the guard call,
+the windows) are searched the same way (`search_before_play`): each answer applied by the engine
+in a world put back into the view's phase, the other seats answering as the normal bot, the deal
+played out from its first lead.
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ from bisect import bisect_left
 from collections import Counter
 
 from ..cards import BASE_VALUE, JOKERS, SUPER_VALUE, sort_codes
-from ..machine import apply_action
+from ..machine import apply_action, legal_actions, to_act
 from ..plays import JOKER_FLOOR, beats_values, is_bomb, is_valid_play, values_of
 from ..scoring import deal_result
-from ..state import Action, IllegalAction, Phase, State, TablePlay
+from ..state import Action, IllegalAction, Phase, State, TablePlay, Window, WindowKind
 from ..tricks import supers_for
+from ..views import seat_view
+from .deciding import choose_answer, choose_call, choose_selection
 from .reading import Reading, count_of, read_view, supers_of
 from .strength import JOKER_CONTROL
 
@@ -238,6 +245,7 @@ class Deducer:
         pool = Counter(rules.deck)
         pool.subtract(reading.hand)
         pool.subtract(_played_codes(view))
+        pool.subtract(view.get("pile_cards") or ())  # the travelling cards a candidate is shown
         self.counts = [len(reading.hand) if s == seat else count_of(c) for s, c in enumerate(view["counts"])]
         # laowang hides counts above ten (">10"): those seats share what the exact counts leave.
         self.hidden = [s for s, c in enumerate(view["counts"]) if s != seat and not isinstance(c, int)]
@@ -385,6 +393,42 @@ class Deducer:
             hands[s] += pool[at : at + need]
             at += need
         return hands, guard, solo
+
+    def before_play(self, rng: random.Random, budget: list[int]) -> State | None:
+        """One world at the view's pre-play decision (emperor selection, the guard call or a
+        window): a dealt world (`world`) put back into that phase, with what the view says of it.
+        Before the call nobody is the guard yet (the call decides who is); a window's other answers
+        are unknown, so every asked seat still has to answer."""
+        world = self.world(rng, budget)
+        if world is None:
+            return None
+        view = self.view
+        world.phase = Phase(view["phase"])
+        world.turn = None
+        world.passed = ()
+        world.table = None
+        if world.phase == Phase.EMPEROR_SELECTION:
+            # The view shows the travelling cards, not how many declined: every decline after the
+            # first added a card to them, except the emperor card itself, which travels from the
+            # first decline on ("holder" presets) or from the start (wuren, laowang).
+            world.pile = tuple(view.get("pile_cards") or ())
+            world.candidate = self.seat
+            world.turned_card = view.get("turned_card")
+            from_start = 0 if self.reading.rules.candidate_mode == "holder" else 1
+            world.declines = max(len(world.pile) - from_start, 0)
+            world.emperor, world.guard, world.solo, world.guard_public = None, None, None, False
+            return world
+        if world.phase == Phase.CALL:
+            world.guard, world.solo, world.guard_public = None, None, False
+            return world
+        declared = [d["type"] for d in view.get("declarations") or ()]
+        world.guard_declared = "reveal" in declared
+        world.rebellion_succeeded = world.rules.declaration_doubling == "two" and declared.count("rebel") >= 2
+        if world.solo == "hidden" and not world.guard_public:
+            world.solo_public = world.rebellion_succeeded
+        window = view["window"]
+        world.window = Window(WindowKind(window["kind"]), tuple(window["asked"]))
+        return world
 
     def _state(self, hands, guard, solo) -> State:
         view, rules = self.view, self.reading.rules
@@ -694,7 +738,7 @@ def search_play(view: dict, rng: random.Random | None, normal: Action) -> Action
     return options[choose(results)]
 
 
-def choose(results: list[list[float]]) -> int:
+def choose(results: list[list[float]], sure: float | None = None) -> int:
     """The candidate with the best mean score, but another than the normal bot's choice (index 0)
     only when it beats that one clearly: its mean gain per world, paired on the same worlds, above
     `SURE` standard errors. A few worlds are noisy; without this the search would trade the normal
@@ -708,4 +752,85 @@ def choose(results: list[list[float]]) -> int:
     gains = [b - a for a, b in zip(results[0], results[best])]
     mean = statistics.fmean(gains)
     spread = statistics.stdev(gains) / math.sqrt(worlds)
-    return best if mean > 0 and mean > SURE * spread else 0
+    sure = SURE if sure is None else sure
+    return best if mean > 0 and mean > sure * spread else 0
+
+
+# --- before play -----------------------------------------------------------------------------------
+
+BEFORE_PLAY = frozenset(
+    (Phase.EMPEROR_SELECTION, Phase.CALL, Phase.SOLO_WINDOW, Phase.DECLARATION_WINDOW, Phase.KICK_WINDOW)
+)
+ANSWER_COST = 150  # a normal answer of another seat in a world costs about this many rollout decisions
+# The presets whose pre-play decisions `hard` searches: those where it gained on the tuning deals
+# (docs/bots.md "Before play"); elsewhere it answers before play as `normal` does.
+SEARCH_BEFORE_PLAY = frozenset(("lianzhong_simple", "lianzhong_classic"))
+# Before play, another answer than the normal bot's needs this many times `SURE` standard errors of
+# gain: these answers move a whole deal (a solo is worth ±24), and the rollout judges them from the
+# first card on.
+SURE_BEFORE_PLAY = 2.0
+
+
+def _normal_answer(state: State, seat: int) -> Action:
+    """What the normal bot answers in `seat` of an imagined world (bot_action's pre-play branch)."""
+    view = seat_view(state, seat)
+    legal = legal_actions(state, seat)
+    if len(legal) == 1:
+        return legal[0]
+    if state.phase == Phase.EMPEROR_SELECTION:
+        return choose_selection(view, legal)
+    return choose_call(view, legal) if state.phase == Phase.CALL else choose_answer(view, legal)
+
+
+def _to_play(state: State, answers: dict, budget: list[int]) -> State:
+    """Drive an imagined world through the rest of the pre-play phases, every seat answering as the
+    normal bot does (`answers` keeps a world's answers: a seat answers a window the same whatever
+    my answer was, since answers are private until the window closes)."""
+    while state.phase in BEFORE_PLAY:
+        seat = to_act(state)[0]
+        key = (seat, state.phase, state.candidate, state.declines, state.emperor, state.guard, state.solo,
+               state.guard_public, state.multiplier)
+        action = answers.get(key)
+        if action is None:
+            budget[0] -= ANSWER_COST
+            action = answers[key] = _normal_answer(state, seat)
+        state, _ = apply_action(state, seat, action)
+    return state
+
+
+def search_before_play(view: dict, rng: random.Random | None, normal: Action) -> Action:
+    """The guard call and the declaration windows (docs/rules.md §2.4-2.5), searched like a play:
+    each legal answer is applied by the engine in the same worlds, the other seats answer what is
+    left as the normal bot does, and the deal is played out by the rollout. These answers double or
+    halve what a deal is worth (明保, 造反, 踢, 明独), which the play search never weighs."""
+    options = [normal] + [
+        action for action in (_entry_action(e) for e in view["legal_actions"]) if action != normal
+    ][: MAX_CANDIDATES - 1]
+    if len(options) == 1:
+        return normal
+    if rng is None:
+        rng = random.Random(json.dumps(view, sort_keys=True))
+    reading = read_view(view)
+    deducer = Deducer(view, reading)
+    seat = reading.seat
+    results: list[list[float]] = [[] for _ in options]
+    budget = [DECISION_BUDGET]
+    for _ in range(MAX_WORLDS * 2):
+        if budget[0] <= 0 or len(results[0]) >= MAX_WORLDS:
+            break
+        world = deducer.before_play(rng, budget)
+        if world is None:
+            continue
+        answers: dict = {}
+        try:
+            # A world where one of my legal answers is not legal (campus: a callable card needs every
+            # other hand to hold its rank) contradicts the view: it is dropped.
+            outcomes = [
+                play_out(_to_play(apply_action(world, seat, action)[0], answers, budget), seat, budget)
+                for action in options
+            ]
+        except IllegalAction:
+            continue
+        for index, outcome in enumerate(outcomes):
+            results[index].append(outcome)
+    return options[choose(results, SURE * SURE_BEFORE_PLAY)]
