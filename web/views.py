@@ -167,8 +167,6 @@ STRINGS = {
     "action_stay": _("不表态 stay"),
     "action_play": _("出牌 play"),
     "action_pass": _("过 pass"),
-    # Replay (moderators look for a pass that held a beating play: 串牌, docs/moderation.md).
-    "beatable": _("passed holding a play that beat the table"),
 }
 
 

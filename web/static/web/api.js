@@ -75,12 +75,15 @@ export async function follow(path, { after = 0, signal, onEvent, onTrouble }) {
         const body = await response.json().catch(() => null);
         if (response.status !== 503) throw new ApiError(response.status, body);
       } else {
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        // The bytes decoded as they come (a TextDecoder streaming, not a TextDecoderStream: one
+        // promise per chunk rather than a pipe's several, on the main thread of every event).
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
         let buffer = "";
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
-          buffer += value.replace(/\r\n?/g, "\n");
+          buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
           let cut;
           while ((cut = buffer.indexOf("\n\n")) >= 0) {
             const event = parseBlock(buffer.slice(0, cut));

@@ -37,9 +37,10 @@ export function replayPage(root, gameId) {
       button("replay-start", T.start, 0), button("replay-back", T.back, index - 1),
       button("replay-forward", T.forward, index + 1), button("replay-end", T.to_end, total));
     board.replaceChildren(
+      // No mark of 串牌 here: whether a pass helped the other side is the moderators' judgment
+      // (docs/web-client.md "Where it is").
       el("p", { class: "replay-action", id: "replay-action" },
-        acting === null ? T.hands_dealt : `${replay.players[acting] || acting}: ${actionText(step)}`,
-        step.beatable ? el("span", { class: "badge warn" }, T.beatable) : null),
+        acting === null ? T.hands_dealt : `${replay.players[acting] || acting}: ${actionText(step)}`),
       el("div", { class: "center" }, el("span", { class: "label" }, T.table_label), " ",
         step.table ? cardRow(step.table.cards) : T.nothing),
       ...step.hands.map((cards, seat) => el("div", { class: `replay-seat${seat === acting ? " turn" : ""}` },

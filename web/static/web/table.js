@@ -210,53 +210,70 @@ export function tablePage(root, gameId, go) {
     draw();
   }
 
-  // Each part of the table is built again only when what it shows changed: an event changes two or
-  // three seats and the centre, and the page repaints only those (bench/web_client.py's budget).
+  // Each part of the table is built again only when what it shows changed: an event changes a seat's
+  // count, its last play and whose countdown shows, and the page rebuilds only those few small nodes
+  // (bench/web_client.py's budget: CPU per received event).
   const drawn = new Map();
   function patch(parent, slot, what, build) {
     const key = JSON.stringify(what);
     const old = drawn.get(slot);
     if (old && old.key === key) return;
-    const node = build();
+    // A part with nothing to show keeps its place in the parent as an empty comment.
+    const node = build() || document.createComment(slot);
     if (old) old.node.replaceWith(node); else parent.append(node);
     drawn.set(slot, { key, node });
   }
 
-  function seatKey(seat) {
-    const v = s.view;
-    const asked = (v.to_act || []).includes(seat) || (v.window && v.window.asked.includes(seat));
-    return [mySeat(), asked, asked && v.deadline, v.players[seat], v.counts[seat], v.roles[seat], v.trustee[seat],
-      v.places[seat], s.marks[seat], !!s.table];
-  }
-
-  function seatBox(seat) {
+  // A seat's box is built once; its name, its facts (count, role, 托管, place), the last play or pass
+  // and its countdown are its parts.
+  const seatBoxes = [];
+  function drawSeat(seat) {
     const v = s.view;
     const me = mySeat();
+    let box = seatBoxes[seat];
+    if (!box) {
+      box = el("div", { "data-seat": seat });
+      seatBoxes[seat] = box;
+      grid.append(box);
+    }
     const position = (seat - (me === null ? 0 : me) + 5) % 5;
-    const asked = (v.to_act || []).includes(seat) || (v.window && v.window.asked.includes(seat));
+    const asked = (v.to_act || []).includes(seat) || !!(v.window && v.window.asked.includes(seat));
+    const className = `seat pos-${position}${asked ? " turn" : ""}${seat === me ? " mine" : ""}`;
+    if (box.className !== className) box.className = className;
     const info = s.table && s.table.seats[seat].user;
-    const mark = s.marks[seat];
+    const bot = !!(info && info.is_bot);
     const name = v.players[seat] || "—";
-    return el("div", {
-      class: `seat pos-${position}${asked ? " turn" : ""}${seat === me ? " mine" : ""}`,
-      "data-seat": seat,
-    },
-    el("div", { class: "seat-name", title: name }, el("span", { class: "name-text" }, name),
-      info && info.is_bot ? el("span", { class: "badge" }, T.bot) : null),
-    el("div", { class: "seat-facts" },
-      el("span", { class: "count" }, `${v.counts[seat]} ${T.cards}`),
-      v.roles[seat] ? el("span", { class: `badge role role-${v.roles[seat]}` }, roleName(v.roles[seat])) : null,
-      v.trustee[seat] ? el("span", { class: "badge trustee" }, T.trustee) : null,
-      v.places[seat] ? el("span", { class: "badge" }, placeName(v.places[seat])) : null),
-    el("div", { class: "seat-last" },
-      mark === "pass" ? el("span", { class: "passed" }, actionName("pass")) : mark ? cardRow(mark) : null),
-    asked && v.deadline ? el("div", { class: "deadline", "data-deadline": v.deadline }) : null);
+    patch(box, `seat-${seat}-name`, [name, bot], () =>
+      el("div", { class: "seat-name", title: name }, el("span", { class: "name-text" }, name),
+        bot ? el("span", { class: "badge" }, T.bot) : null));
+    const facts = [v.counts[seat], v.roles[seat], v.trustee[seat], v.places[seat]];
+    patch(box, `seat-${seat}-facts`, facts, () =>
+      el("div", { class: "seat-facts" },
+        el("span", { class: "count" }, `${v.counts[seat]} ${T.cards}`),
+        v.roles[seat] ? el("span", { class: `badge role role-${v.roles[seat]}` }, roleName(v.roles[seat])) : null,
+        v.trustee[seat] ? el("span", { class: "badge trustee" }, T.trustee) : null,
+        v.places[seat] ? el("span", { class: "badge" }, placeName(v.places[seat])) : null));
+    const mark = s.marks[seat];
+    patch(box, `seat-${seat}-last`, [mark], () =>
+      el("div", { class: "seat-last" },
+        mark === "pass" ? el("span", { class: "passed" }, actionName("pass")) : mark ? cardRow(mark) : null));
+    const deadline = asked ? v.deadline : null;
+    patch(box, `seat-${seat}-deadline`, [deadline], () =>
+      deadline ? el("div", { class: "deadline", "data-deadline": deadline }, countdown(deadline, T.deadline)) : null);
+  }
+
+  // The countdown's text: the seconds left, rounded up (a turn starts at its full count, and 0 is the
+  // deadline). The clock writes a node only when its number changed, so a second with nothing new
+  // asks the browser for no frame; a turn shorter than a second never makes one.
+  function countdown(deadline, unit) {
+    const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
+    return `${left} ${unit}`;
   }
 
   function tick() {
     for (const node of root.querySelectorAll("[data-deadline]")) {
-      const left = Math.max(0, Math.round((Date.parse(node.dataset.deadline) - Date.now()) / 1000));
-      node.textContent = `${left} ${node.dataset.unit || T.deadline}`;
+      const text = countdown(node.dataset.deadline, node.dataset.unit || T.deadline);
+      if (node.textContent !== text) node.textContent = text;
     }
   }
 
@@ -471,9 +488,7 @@ export function tablePage(root, gameId, go) {
         el("span", { class: "phase", id: "phase" }, phaseName(v.phase)),
         v.multiplier > 1 ? el("span", { class: "badge" }, `×${v.multiplier}`) : null,
         el("strong", { class: "turn-note", id: "turn-note" }, asked ? ` ${T.your_turn}` : "")));
-    for (const seat of [0, 1, 2, 3, 4]) {
-      patch(grid, `seat-${seat}`, seatKey(seat), () => seatBox(seat));
-    }
+    for (const seat of [0, 1, 2, 3, 4]) drawSeat(seat);
     const owner = v.table ? v.players[v.table.seat] || `#${v.table.seat}` : null;
     patch(grid, "center", [owner, v.table, v.called_card], () => el("div", { class: "center", id: "center" },
       el("div", { class: "label" }, owner ? `${T.table_label}: ${owner}` : T.table_label),
@@ -576,6 +591,11 @@ export function tablePage(root, gameId, go) {
 
   function showNext(box, table) {
     // The next deal, once it is dealt; its start time when the table announces one (`next_deal_at`).
+    // The table is read every few seconds: the box is built again only when what it says changed.
+    const at = (table && table.next_deal_at) || s.view.next_deal_at;
+    const key = JSON.stringify([s.next, s.closed, s.closed && table && table.closed_reason, at]);
+    if (box.dataset.shown === key) return;
+    box.dataset.shown = key;
     box.replaceChildren();
     if (s.next) {
       box.append(el("button", { type: "button", class: "primary", id: "next-deal", onclick: () => go(`/play/${s.next}`) },
@@ -585,7 +605,6 @@ export function tablePage(root, gameId, go) {
       box.append(el("p", { id: "table-closed" }, T.table_closed, reason ? ` ${T[`closed_${reason}`] || reason}` : ""),
         el("a", { href: "/", "data-route": true, class: "button primary", id: "go-home" }, T.home));
     } else {
-      const at = (table && table.next_deal_at) || s.view.next_deal_at;
       box.append(el("p", { id: "next-wait" }, T.waiting_deal, " ",
         at ? el("span", { class: "deadline", "data-deadline": at, "data-unit": T.seconds }) : null));
       tick();
