@@ -18,13 +18,15 @@ SHARED_GROUPS = {
         "tests/e2e/test_play_now.py",
         "tests/ops/test_worker_shutdown.py",
     ),
-    # Wake-ups and presence on redis://…/14 (tests/api/sse.py use_redis; test_presence flushes it).
+    # Wake-ups, presence and the push hand-over on redis://…/14 (tests/api/sse.py use_redis;
+    # test_presence and test_sweep flush it).
     "redis-14": (
         "tests/events/test_subscriptions.py",
         "tests/events/test_streams.py",
         "tests/events/test_long_polls.py",
         "tests/events/test_caps.py",
         "tests/push/test_presence.py",
+        "tests/push/test_sweep.py",
         "tests/api/test_busy_database.py",
     ),
     # The production roles of tests/ops/server.py on …/12, the deployment's worker on …/11, the
