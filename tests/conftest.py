@@ -8,9 +8,11 @@ import pytest
 _names = itertools.count()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """One xdist group per module, or per shared resource (tests/parallel.py): with `-n`, scripts/test
-    runs `--dist loadgroup`, so a module and the modules sharing its Redis database stay on one process."""
+    runs `--dist loadgroup`, so a module and the modules sharing its Redis database stay on one process.
+    First: pytest-xdist's own hook reads the marks into the node ids, so it must find them there."""
     from pathlib import Path
 
     from tests.parallel import group_of
