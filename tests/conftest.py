@@ -8,18 +8,37 @@ import pytest
 _names = itertools.count()
 
 
+def _transactional(item) -> bool:
+    """pytest-django's own test (its `get_order_number`): this test flushes the database after it runs."""
+    marker = item.get_closest_marker("django_db")
+    if marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")):
+        return True
+    return bool({"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """One xdist group per module, or per shared resource (tests/parallel.py): with `-n`, scripts/test
-    runs `--dist loadgroup`, so a module and the modules sharing its Redis database stay on one process.
-    First: pytest-xdist's own hook reads the marks into the node ids, so it must find them there."""
+    """xdist groups (tests/parallel.py): with `-n`, scripts/test runs `--dist loadgroup`, and each
+    process runs the groups it is given in the collection's order. A module's tests that flush the
+    database (transactional: migration data such as the `moderators` group goes with the flush) are a
+    group of their own, and every group that flushes comes after every group that does not, as
+    pytest-django orders a single process's run; the modules sharing a Redis database stay one group,
+    after the plain ones. First: pytest-xdist's own hook reads the marks into the node ids."""
     from pathlib import Path
 
-    from tests.parallel import group_of
+    from tests.parallel import GROUP_OF, group_of
 
     root = Path(config.rootpath)
+    keys = {}
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of(Path(item.path).relative_to(root).as_posix())))
+        module = Path(item.path).relative_to(root).as_posix()
+        flushes = _transactional(item)
+        shared = module in GROUP_OF
+        group = group_of(module) if shared or not flushes else f"{module}#flushes"
+        item.add_marker(pytest.mark.xdist_group(group))
+        keys[item.nodeid] = (flushes, shared)
+    # pytest-django sorts after this (a stable sort on the same flushing test), keeping this order.
+    items.sort(key=lambda item: keys[item.nodeid])
 
 
 def require_local_redis(url: str = "redis://127.0.0.1:6379/14") -> None:
