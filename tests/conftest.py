@@ -28,6 +28,8 @@ def pytest_collection_modifyitems(config, items):
 
     from tests.parallel import GROUP_OF, group_of
 
+    if config.getoption("dist", "no") == "no":
+        return  # one process: pytest-django's order alone
     root = Path(config.rootpath)
     keys = {}
     for item in items:
