@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class MatchmakingConfig(AppConfig):
@@ -11,6 +12,7 @@ class MatchmakingConfig(AppConfig):
         from accounts import account_hooks
         from matchmaking import account_data
         from matchmaking.models import Report, Seat
+        from matchmaking.moderators import moderators_group_ensure
 
         # A deleted account leaves its tables and tickets; an export lists them (docs/client-guide.md).
         account_hooks.account_erase_subscribe(account_data.account_erase)
@@ -18,3 +20,5 @@ class MatchmakingConfig(AppConfig):
         # Model history of reports and seats (accounts/audit.py says why games are left out).
         auditlog.register(Report)
         auditlog.register(Seat)
+        # The moderators' group survives a flush, as Django's own permissions do (matchmaking/moderators.py).
+        post_migrate.connect(moderators_group_ensure, sender=self, dispatch_uid="moderators_group_ensure")

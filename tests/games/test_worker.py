@@ -139,8 +139,9 @@ def test_the_worker_takes_the_deals_end_and_deals_the_next_after_the_pause(make_
         assert time.monotonic() < end, worker.log_tail()
         time.sleep(0.1)
     assert not Game.objects.get(pk=first.pk).table_pending
-    over = FeedEvent.objects.get(user=setup["users"][0], type="deal_over")
-    assert over.data["game"] == first.pk and over.data["next_deal"] is True
+    # The second deal may itself have ended (every seat times out in a second) before this reads.
+    over = FeedEvent.objects.get(user=setup["users"][0], type="deal_over", data__game=first.pk)
+    assert over.data["next_deal"] is True
     assert (second.created_at - first.finished_at).total_seconds() >= 2  # not before the pause
 
 

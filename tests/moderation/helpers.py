@@ -1,28 +1,17 @@
 """Shared by the moderation tests: a moderator (staff in the `moderators` group), a movable clock, and a
 deal built to show 串牌."""
 
-import importlib
 from datetime import datetime
 
-from django.contrib.auth.models import Group, Permission
+from django.contrib.auth.models import Group
 
+from matchmaking.moderators import GROUP
 from tests.api.playing import get_view, post_action
-
-_GROUP_MIGRATION = importlib.import_module("matchmaking.migrations.0005_moderators_group")
 
 
 def moderators_group() -> Group:
-    """The group made by migration matchmaking 0004. Transactional tests (live_server) flush the
-    database after they run, migration data included, so it is made again here when missing."""
-    group, created = Group.objects.get_or_create(name=_GROUP_MIGRATION.GROUP)
-    if created:
-        group.permissions.set(
-            [
-                Permission.objects.get(content_type__app_label=app_label, codename=codename)
-                for app_label, codename in _GROUP_MIGRATION.PERMISSIONS
-            ]
-        )
-    return group
+    """The group migrations make, and make again after every flush (matchmaking/moderators.py)."""
+    return Group.objects.get(name=GROUP)
 
 
 def make_moderator(make_user, make_client):

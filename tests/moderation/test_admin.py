@@ -153,6 +153,20 @@ def test_the_moderators_group_has_exactly_its_rights():
     }
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_moderators_group_is_made_again_after_a_flush():
+    """A transactional test's teardown, or an operator's `flush`, empties every table: post_migrate makes
+    the group again, with its rights (matchmaking/moderators.py), as Django makes its permissions."""
+    from django.core.management import call_command
+
+    from matchmaking.moderators import GROUP, PERMISSIONS
+
+    Group.objects.filter(name=GROUP).delete()
+    call_command("flush", interactive=False, verbosity=0)
+    rights = {(p.content_type.app_label, p.codename) for p in Group.objects.get(name=GROUP).permissions.all()}
+    assert rights == set(PERMISSIONS)
+
+
 def test_a_moderator_cannot_edit_users_or_see_cards(client, moderator, make_user, make_table):
     target, _ = make_user()
     page = client.post(
