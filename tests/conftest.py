@@ -28,7 +28,9 @@ def pytest_collection_modifyitems(config, items):
 
     from tests.parallel import GROUP_OF, group_of
 
-    if config.getoption("dist", "no") == "no":
+    # xdist's workers collect and run the tests (its controller collects nothing), and a worker's own
+    # options say `dist = "no"`: the documented PYTEST_XDIST_WORKER tells a worker.
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # one process: pytest-django's order alone
     root = Path(config.rootpath)
     keys = {}
@@ -131,8 +133,9 @@ def make_table(make_user, make_client):
     `table` (id), `game` (current game id), `tokens`/`clients`/`users` by seat, `staff` client.
     """
 
-    def make(*, preset: str = "weihai", setups=None, private: bool = False, deals=None, options=None,
-             **extra):
+    def make(
+        *, preset: str = "weihai", setups=None, private: bool = False, deals=None, options=None, **extra
+    ):
         _, staff_token = make_user(staff=True)
         staff = make_client(staff_token)
         payload = {"preset": preset, "private": private, "options": options or {}, **extra}

@@ -27,3 +27,40 @@ def test_every_module_on_the_local_redis_has_a_shared_group():
 
 def test_every_grouped_module_exists():
     assert [m for m in GROUP_OF if not (ROOT / m).is_file()] == []
+
+
+def test_xdist_workers_mark_each_test_with_its_group():
+    """The groups are marks that tests/conftest.py adds on xdist's workers (which collect the tests;
+    a worker's own options say `dist = "no"`). Without them `--dist loadgroup` spreads a group's
+    modules over processes, and two real workers share one broker. A test run over two processes
+    reports its node id with its group's name, as xdist's scheduler reads it."""
+    import os
+    import subprocess
+    import sys
+
+    module = "tests/bench/test_smoke.py"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "-v",
+            f"{module}::test_every_bench_script_has_a_smoke_run",
+        ],
+        cwd=ROOT,
+        # A run of its own, not a worker of this one (under scripts/test this test runs on a worker).
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert f"{module}::test_every_bench_script_has_a_smoke_run@{GROUP_OF[module]}" in run.stdout, run.stdout[
+        -2000:
+    ]
