@@ -13,7 +13,9 @@ by this checkout), and prints the headline figures side by side (`--against curr
   default worker counts (`--workers`, `--events-workers`). No proxy runs: each request goes to the
   role deploy/nginx.conf routes its path to (support.EVENT_PATHS), so the figures are the roles' own;
 * baseline: the single-server model at `--baseline` (support.BASELINE_COMMIT, extracted with `git
-  archive`), its config/gunicorn.py (uvicorn workers, every path on one ASGI application).
+  archive`), its config/gunicorn.py (uvicorn workers, every path on one ASGI application); with
+  `--baseline-roles`, the commit's own web and events roles started as today's are (for a baseline
+  that has them, such as a previous main: the same serving model, so the difference is the code's).
 
 Each run starts `--tables` one-deal tables with staff `setups`, five users at each. The tables are
 created and seated evenly over `--stagger` seconds (20), each one's players acting at once, as real
@@ -81,6 +83,7 @@ from support import (  # bench/support.py (found beside this script)
     BASELINE_COMMIT,
     ROOT,
     Servers,
+    baseline_migrations_unknown,
     baseline_tree,
     ensure_database,
     machine_speed_ms,
@@ -736,7 +739,16 @@ def main() -> None:
         default="both",
         help="today's roles, the baseline (--baseline), or both one after the other (the default)",
     )
-    parser.add_argument("--baseline", default=BASELINE_COMMIT, help="commit of the single-server model")
+    parser.add_argument(
+        "--baseline",
+        default=BASELINE_COMMIT,
+        help="commit measured beside (default: the single-server model)",
+    )
+    parser.add_argument(
+        "--baseline-roles",
+        action="store_true",
+        help="serve the baseline by its own web and events roles, as today's (a baseline that has them)",
+    )
     parser.add_argument("--workers", type=int, default=0, help="web processes (default: the role's config)")
     parser.add_argument(
         "--events-workers", type=int, default=0, help="events processes (default: config/gunicorn_events.py)"
@@ -773,7 +785,7 @@ def main() -> None:
         env["DB_POOL_MAX_SIZE"] = str(args.pool)
     os.environ.update(env)
     # One database for every run, migrated by this checkout (the baseline's tables are a subset of
-    # its tables: a column added since is nullable).
+    # its tables: a column added since is nullable or has a database default).
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
     )
@@ -784,13 +796,18 @@ def main() -> None:
 
     targets = ["current", "baseline"] if args.against == "both" else [args.against]
     if "baseline" in targets:
-        baseline_tree(args.baseline)  # extracted before any server starts
+        tree = baseline_tree(args.baseline)  # extracted before any server starts
+        if unknown := baseline_migrations_unknown(tree):
+            sys.exit(f"{args.baseline} needs migrations this checkout has not got: {', '.join(unknown)}")
+        if args.baseline_roles and not (tree / "config" / "gunicorn_events.py").exists():
+            sys.exit(f"--baseline-roles: {args.baseline} has no events role (config/gunicorn_events.py)")
     figures = {}
     for target in targets:
         figures[target] = run_once(args, target, env, metrics_dir, redis_url)
     if len(figures) == 2:
+        served = "its own web, events and worker roles" if args.baseline_roles else "one server"
         print("== side by side (one run after the other; current = web gthread + events roles, the client")
-        print(f"   routing by path as deploy/nginx.conf does; baseline = commit {args.baseline}, one server)")
+        print(f"   routing by path as deploy/nginx.conf does; baseline = commit {args.baseline}, {served})")
         print(f"{'':<26}{'current':>12}{'baseline':>12}")
         for name in figures["current"]:
             print(f"{name:<26}{figures['current'][name]:12.1f}{figures['baseline'][name]:12.1f}")
@@ -808,8 +825,12 @@ def run_once(args, target: str, env: dict, metrics_dir: str, redis_url: str) -> 
         servers = start_current(env, web_workers=args.workers, events_workers=args.events_workers)
         tree = ROOT
     else:
-        servers = start_baseline(env, server="gunicorn", web_workers=args.workers, commit=args.baseline)
         tree = baseline_tree(args.baseline)
+        if args.baseline_roles:
+            roles = {"web_workers": args.workers, "events_workers": args.events_workers}
+            servers = start_current(env, **roles, root=tree, name=f"baseline {args.baseline} (its roles)")
+        else:
+            servers = start_baseline(env, server="gunicorn", web_workers=args.workers, commit=args.baseline)
     worker = None
     log = open(servers.log.with_suffix(".worker.log"), "w")  # noqa: SIM115 - until the worker stops
     if not args.no_worker:
