@@ -49,7 +49,8 @@ the sweep take their share of the machine as they do in production; its CPU is p
 A table whose deal ends fetches `games/{id}/final` and starts a new one-deal table with the same
 players, until `--seconds` have passed. Then no new move is sent, and the run is checked: every
 accepted move is in the event log exactly once (and nothing else acted but trustees, their seats on
-trustee at the time), every ended deal's final view was served, and no client saw an event twice.
+trustee at the time, and the timer answering a prompt that had one legal answer), every ended deal's
+final view was served, and no client saw an event twice.
 
 Printed: moves/s and event polls/s (answered long-polls), move latency p50/p95/p99, wake-up delay
 (the event row's insert, inside the move's transaction, to the answer reaching a waiting client:
@@ -501,7 +502,9 @@ class Run:
 
 def check_log(stats: Stats) -> list[str]:
     """Every accepted move is in the event log exactly once, and every other action recorded is a
-    trustee's (its seat on trustee then; a player may also act for a seat on trustee)."""
+    trustee's (its seat on trustee then; a player may also act for a seat on trustee) or the timer's
+    (a prompt with one legal answer is answered at its timeout, the seat staying off trustee:
+    docs/rules.md §5; its answers are the rows right after the `timeout` row)."""
     from games.models import Event
 
     def key(seat, action) -> tuple:
@@ -511,7 +514,7 @@ def check_log(stats: Stats) -> list[str]:
     for game, moves in stats.accepted.items():
         # By seat and action, not by version: a move's answer gives the version after the trustee
         # actions that followed it in the same transaction, which its own row does not have.
-        every, unattended, on_trustee = Counter(), Counter(), [False] * 5
+        every, unattended, on_trustee, timer_answers = Counter(), Counter(), [False] * 5, False
         for type_, data, action in (
             Event.objects.filter(game_id=game).order_by("seq").values_list("type", "data", "action")
         ):
@@ -519,8 +522,10 @@ def check_log(stats: Stats) -> list[str]:
                 on_trustee[data["seat"]] = data["on"]
             elif action is not None:
                 every[key(*action)] += 1
-                if not on_trustee[action[0]]:
+                if not on_trustee[action[0]] and not timer_answers:
                     unattended[key(*action)] += 1
+            # The timer answers the one seat prompted, or every forced seat of a window (`answer` rows).
+            timer_answers = type_ == "timeout" or (timer_answers and type_ == "answer")
         sent = Counter(key(seat, action) for _, seat, action in moves)
         # Each accepted move is logged; an action logged while its seat was attended was sent.
         missing, extra = sent - every, unattended - sent
