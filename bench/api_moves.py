@@ -51,6 +51,7 @@ from support import (  # bench/support.py (found beside this script)
     BASELINE_COMMIT,
     ROOT,
     Servers,
+    baseline_migrations_unknown,
     baseline_tree,
     ensure_database,
     machine_speed_ms,
@@ -305,7 +306,7 @@ def main() -> None:
     }
     os.environ.update(env)
     # One database for both server sets, migrated by this checkout (the baseline's tables are a
-    # subset of its tables: a column added since is nullable).
+    # subset of its tables: a column added since is nullable or has a database default).
     import subprocess
 
     subprocess.run(
@@ -318,6 +319,8 @@ def main() -> None:
     from accounts.models import User
     from accounts.services import token_create
 
+    if args.baseline != "none" and (unknown := baseline_migrations_unknown(baseline_tree(args.baseline))):
+        sys.exit(f"{args.baseline} needs migrations this checkout has not got: {', '.join(unknown)}")
     sets = [start_current(env, web_workers=args.web_workers, events_workers=args.events_workers)]
     if args.baseline != "none" and args.baseline_roles:
         tree = baseline_tree(args.baseline)

@@ -13,7 +13,9 @@ by this checkout), and prints the headline figures side by side (`--against curr
   default worker counts (`--workers`, `--events-workers`). No proxy runs: each request goes to the
   role deploy/nginx.conf routes its path to (support.EVENT_PATHS), so the figures are the roles' own;
 * baseline: the single-server model at `--baseline` (support.BASELINE_COMMIT, extracted with `git
-  archive`), its config/gunicorn.py (uvicorn workers, every path on one ASGI application).
+  archive`), its config/gunicorn.py (uvicorn workers, every path on one ASGI application); with
+  `--baseline-roles`, the commit's own web and events roles started as today's are (for a baseline
+  that has them, such as a previous main: the same serving model, so the difference is the code's).
 
 Each run starts `--tables` one-deal tables with staff `setups`, five users at each. The tables are
 created and seated evenly over `--stagger` seconds (20), each one's players acting at once, as real
@@ -47,7 +49,8 @@ the sweep take their share of the machine as they do in production; its CPU is p
 A table whose deal ends fetches `games/{id}/final` and starts a new one-deal table with the same
 players, until `--seconds` have passed. Then no new move is sent, and the run is checked: every
 accepted move is in the event log exactly once (and nothing else acted but trustees, their seats on
-trustee at the time), every ended deal's final view was served, and no client saw an event twice.
+trustee at the time, and the timer answering a prompt that had one legal answer), every ended deal's
+final view was served, and no client saw an event twice.
 
 Printed: moves/s and event polls/s (answered long-polls), move latency p50/p95/p99, wake-up delay
 (the event row's insert, inside the move's transaction, to the answer reaching a waiting client:
@@ -81,6 +84,7 @@ from support import (  # bench/support.py (found beside this script)
     BASELINE_COMMIT,
     ROOT,
     Servers,
+    baseline_migrations_unknown,
     baseline_tree,
     ensure_database,
     machine_speed_ms,
@@ -498,7 +502,9 @@ class Run:
 
 def check_log(stats: Stats) -> list[str]:
     """Every accepted move is in the event log exactly once, and every other action recorded is a
-    trustee's (its seat on trustee then; a player may also act for a seat on trustee)."""
+    trustee's (its seat on trustee then; a player may also act for a seat on trustee) or the timer's
+    (a prompt with one legal answer is answered at its timeout, the seat staying off trustee:
+    docs/rules.md §5; its answers are the rows right after the `timeout` row)."""
     from games.models import Event
 
     def key(seat, action) -> tuple:
@@ -508,7 +514,7 @@ def check_log(stats: Stats) -> list[str]:
     for game, moves in stats.accepted.items():
         # By seat and action, not by version: a move's answer gives the version after the trustee
         # actions that followed it in the same transaction, which its own row does not have.
-        every, unattended, on_trustee = Counter(), Counter(), [False] * 5
+        every, unattended, on_trustee, timer_answers = Counter(), Counter(), [False] * 5, False
         for type_, data, action in (
             Event.objects.filter(game_id=game).order_by("seq").values_list("type", "data", "action")
         ):
@@ -516,8 +522,10 @@ def check_log(stats: Stats) -> list[str]:
                 on_trustee[data["seat"]] = data["on"]
             elif action is not None:
                 every[key(*action)] += 1
-                if not on_trustee[action[0]]:
+                if not on_trustee[action[0]] and not timer_answers:
                     unattended[key(*action)] += 1
+            # The timer answers the one seat prompted, or every forced seat of a window (`answer` rows).
+            timer_answers = type_ == "timeout" or (timer_answers and type_ == "answer")
         sent = Counter(key(seat, action) for _, seat, action in moves)
         # Each accepted move is logged; an action logged while its seat was attended was sent.
         missing, extra = sent - every, unattended - sent
@@ -736,7 +744,16 @@ def main() -> None:
         default="both",
         help="today's roles, the baseline (--baseline), or both one after the other (the default)",
     )
-    parser.add_argument("--baseline", default=BASELINE_COMMIT, help="commit of the single-server model")
+    parser.add_argument(
+        "--baseline",
+        default=BASELINE_COMMIT,
+        help="commit measured beside (default: the single-server model)",
+    )
+    parser.add_argument(
+        "--baseline-roles",
+        action="store_true",
+        help="serve the baseline by its own web and events roles, as today's (a baseline that has them)",
+    )
     parser.add_argument("--workers", type=int, default=0, help="web processes (default: the role's config)")
     parser.add_argument(
         "--events-workers", type=int, default=0, help="events processes (default: config/gunicorn_events.py)"
@@ -773,7 +790,7 @@ def main() -> None:
         env["DB_POOL_MAX_SIZE"] = str(args.pool)
     os.environ.update(env)
     # One database for every run, migrated by this checkout (the baseline's tables are a subset of
-    # its tables: a column added since is nullable).
+    # its tables: a column added since is nullable or has a database default).
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
     )
@@ -784,13 +801,18 @@ def main() -> None:
 
     targets = ["current", "baseline"] if args.against == "both" else [args.against]
     if "baseline" in targets:
-        baseline_tree(args.baseline)  # extracted before any server starts
+        tree = baseline_tree(args.baseline)  # extracted before any server starts
+        if unknown := baseline_migrations_unknown(tree):
+            sys.exit(f"{args.baseline} needs migrations this checkout has not got: {', '.join(unknown)}")
+        if args.baseline_roles and not (tree / "config" / "gunicorn_events.py").exists():
+            sys.exit(f"--baseline-roles: {args.baseline} has no events role (config/gunicorn_events.py)")
     figures = {}
     for target in targets:
         figures[target] = run_once(args, target, env, metrics_dir, redis_url)
     if len(figures) == 2:
+        served = "its own web, events and worker roles" if args.baseline_roles else "one server"
         print("== side by side (one run after the other; current = web gthread + events roles, the client")
-        print(f"   routing by path as deploy/nginx.conf does; baseline = commit {args.baseline}, one server)")
+        print(f"   routing by path as deploy/nginx.conf does; baseline = commit {args.baseline}, {served})")
         print(f"{'':<26}{'current':>12}{'baseline':>12}")
         for name in figures["current"]:
             print(f"{name:<26}{figures['current'][name]:12.1f}{figures['baseline'][name]:12.1f}")
@@ -808,8 +830,12 @@ def run_once(args, target: str, env: dict, metrics_dir: str, redis_url: str) -> 
         servers = start_current(env, web_workers=args.workers, events_workers=args.events_workers)
         tree = ROOT
     else:
-        servers = start_baseline(env, server="gunicorn", web_workers=args.workers, commit=args.baseline)
         tree = baseline_tree(args.baseline)
+        if args.baseline_roles:
+            roles = {"web_workers": args.workers, "events_workers": args.events_workers}
+            servers = start_current(env, **roles, root=tree, name=f"baseline {args.baseline} (its roles)")
+        else:
+            servers = start_baseline(env, server="gunicorn", web_workers=args.workers, commit=args.baseline)
     worker = None
     log = open(servers.log.with_suffix(".worker.log"), "w")  # noqa: SIM115 - until the worker stops
     if not args.no_worker:

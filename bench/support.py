@@ -189,6 +189,17 @@ def baseline_tree(commit: str = BASELINE_COMMIT) -> Path:
     return tree
 
 
+def baseline_migrations_unknown(tree: Path) -> list[str]:
+    """The migrations of the baseline `tree` this checkout has not got (their paths): the bench's
+    database is migrated by this checkout, so a baseline that needs one of them cannot run on it."""
+
+    def names(root: Path) -> set[str]:
+        found = [*root.glob("*/migrations/[0-9]*.py"), *root.glob("*/*/migrations/[0-9]*.py")]
+        return {path.relative_to(root).as_posix() for path in found}
+
+    return sorted(names(tree) - names(ROOT))
+
+
 class Servers:
     """One measured server set: its processes, and the URL of a path as the proxy routes it.
 

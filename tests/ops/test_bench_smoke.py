@@ -1,6 +1,6 @@
 """A tiny run of each serving bench (bench/api_moves.py, bench/load_tables.py) on the pytest
-database: the scripts still start today's roles (and the baseline's server), play, check, and print
-their figures. Nothing here is timed; the figures are only read for being there."""
+database: the scripts still start today's roles (and a baseline's server, or its own roles), play,
+check, and print their figures. Nothing here is timed; the figures are only read for being there."""
 
 import os
 import re
@@ -35,9 +35,14 @@ def baseline_available() -> bool:
     return found.returncode == 0
 
 
-def run_bench(script: str, *args: str) -> str:
+def run_bench(script: str, *args: str, env: dict | None = None) -> str:
     require_services()
-    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict), "REDIS_URL": REDIS}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "REDIS_URL": REDIS,
+        **(env or {}),
+    }
     env.pop("PYTHONPATH", None)
     try:
         result = subprocess.run(
@@ -79,3 +84,25 @@ def test_load_tables_plays_and_checks_the_log():
     )
     assert checked and int(checked[1]) > 0, out
     assert re.search(r"^server CPU: .*\(web \d+\.\d s, events \d+\.\d s\)", out, re.MULTILINE), out
+
+
+def test_load_tables_runs_a_baseline_by_its_own_roles(tmp_path):
+    # This very commit as the baseline: always in the clone, and it has the three roles. Extracted
+    # into the test's temporary directory, so that no commit's tree is left behind.
+    head = subprocess.run(
+        ["git", "-C", str(BASE_DIR), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    out = run_bench(
+        "load_tables.py", "--tables", "1", "--seconds", "4", "--warmup", "1", "--stagger", "0",
+        "--think", "0.1", "--jitter", "0.05", "--worker-concurrency", "1", "--redis-db", "15",
+        "--against", "baseline", "--baseline", head, "--baseline-roles",
+        env={"TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+    assert f"== baseline {head} (its roles):" in out, out
+    assert (tmp_path / f"bh-baseline-{head}" / "config" / "gunicorn_events.py").exists()
+    checked = re.search(
+        r"^accepted moves checked against the event log: (\d+) in \d+ games, problems: 0$", out, re.M
+    )
+    assert checked and int(checked[1]) > 0, out
+    assert re.search(r"^server CPU: .*\(web \d+\.\d s, events \d+\.\d s\)", out, re.MULTILINE), out
+    assert re.search(r"^worker CPU: \d+\.\d s", out, re.MULTILINE), out
