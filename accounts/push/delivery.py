@@ -23,6 +23,7 @@ function (firebase-admin).
 
 import asyncio
 import logging
+import time
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -72,32 +73,52 @@ def message_for(entry: dict, *, locale: str) -> Message:
 
 def entries_push(*, entries: list[tuple[int, int]]) -> int:
     """The task's body: `entries` are (user_id, seq) pairs of new feed entries. Returns the pushes
-    sent now."""
+    sent now.
+
+    Read per batch, not per user: most players have no device, and a pair of queries per user and
+    entry doubled the worker's CPU per move at 100 tables (docs/scaling.md "Tables played like
+    people"). Of a user with no device only the entries kept in the inbox are read."""
+    pairs = set(entries)
+    if not pairs:
+        return 0
+    users = {user_id for user_id, _ in pairs}
+    with_devices = set(PushDevice.objects.filter(user_id__in=users).values_list("user_id", flat=True))
+    rows = []
+    for group, kinds in ((with_devices, list(KINDS)), (users - with_devices, list(INBOX_KINDS))):
+        if group:
+            seqs = {seq for user_id, seq in pairs if user_id in group}
+            rows += FeedEvent.objects.filter(user_id__in=group, seq__in=seqs, type__in=kinds)
+    by_user: dict[int, list[dict]] = {}
+    for row in sorted(rows, key=lambda row: (row.user_id, row.seq)):
+        if (row.user_id, row.seq) in pairs:
+            by_user.setdefault(row.user_id, []).append({**row.data, "seq": row.seq, "_at": row.created_at})
     sent = 0
-    by_user: dict[int, list[int]] = {}
-    for user_id, seq in entries:
-        by_user.setdefault(user_id, []).append(seq)
-    for user_id, seqs in sorted(by_user.items()):
-        rows = FeedEvent.objects.filter(user_id=user_id, seq__in=seqs).order_by("seq")
-        feed_entries = [{**row.data, "seq": row.seq, "_at": row.created_at} for row in rows]
+    for user_id, feed_entries in by_user.items():
         for entry in feed_entries:
             if entry["type"] in INBOX_KINDS:
                 _inbox_keep(user_id, entry)
-        sent += _user_push(user_id, [e for e in feed_entries if e["type"] in KINDS])
+        if user_id in with_devices:
+            sent += _user_push(user_id, [e for e in feed_entries if e["type"] in KINDS])
     return sent
 
 
 def entries_drain(*, batch: int = 500) -> int:
     """The beat task's body, every PUSH_DRAIN_SECONDS: push what the feed queued in Redis
-    (accounts/feed.py), until the queue is empty. Returns the pushes sent."""
+    (accounts/feed.py), until the queue is empty or half the period has passed; the rest waits for
+    the next run. A drain that looped until empty held the worker's processes while moves kept
+    feeding it, and the turn timers waited behind it (11–25 s at 200 tables, docs/scaling.md).
+    Returns the pushes sent."""
     if not settings.REDIS_URL:
         return 0
     sent = 0
+    until = time.monotonic() + settings.PUSH_DRAIN_SECONDS / 2
     while True:
         values = wakeups.dequeue(queue=PUSH_QUEUE, count=batch)
         if not values:
             return sent
         sent += entries_push(entries=[tuple(pair) for value in values for pair in orjson.loads(value)])
+        if time.monotonic() >= until:
+            return sent
 
 
 def entries_sweep(*, now: datetime | None = None) -> int:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.feed import PUSH_QUEUE, feed_append
 from accounts.push import delivery
-from accounts.push.models import PushDelivery, PushDevice
+from accounts.push.models import InboxItem, PushDelivery, PushDevice
 from infra import wakeups
 from tests.conftest import require_local_redis
 from tests.push.helpers import run_queued_tasks
@@ -112,3 +112,34 @@ def test_an_entry_lost_too_long_ago_is_kept_in_the_inbox_and_not_pushed(
     assert webpush_service.received == []
     inbox = make_client(token).get("/api/v1/me/inbox").json()
     assert [(item["seq"], item["data"]["code"]) for item in inbox["items"]] == [(seq, "K3X9")]
+
+
+def test_the_drain_reads_a_batch_of_players_without_devices_in_a_few_queries(
+    redis_on, make_user, django_capture_on_commit_callbacks, django_assert_max_num_queries
+):
+    """Most players have no device: their entries cost the worker one read per batch, not a pair of
+    queries per user (docs/scaling.md); the entries kept in the inbox are still kept."""
+    users = [make_user()[0] for _ in range(12)]
+    for user in users:
+        _append(django_capture_on_commit_callbacks, user_id=user.pk, type="your_turn", data={"game": 1})
+    _append(django_capture_on_commit_callbacks, user_id=users[0].pk, type="invited", data={"table": 7})
+    # The devices, the inbox kinds' entries, and the one inbox row (its insert in a savepoint).
+    with django_assert_max_num_queries(5):
+        assert delivery.entries_drain() == 0
+    assert InboxItem.objects.filter(user=users[0], type="invited").count() == 1
+    assert not InboxItem.objects.exclude(user=users[0]).exists()
+
+
+def test_a_drain_stops_after_half_its_period_and_leaves_the_rest_to_the_next(
+    redis_on, make_user, django_capture_on_commit_callbacks, settings
+):
+    """A drain that loops until its queue is empty holds a worker process while moves feed it, and the
+    turn timers wait behind it: it stops after half of PUSH_DRAIN_SECONDS (here none: one batch)."""
+    user, _ = make_user()
+    for _ in range(3):
+        _append(django_capture_on_commit_callbacks, user_id=user.pk, type="your_turn", data={"game": 1})
+    settings.PUSH_DRAIN_SECONDS = 0
+    delivery.entries_drain(batch=1)
+    assert redis_on.llen(wakeups.queue_name(PUSH_QUEUE)) == 2
+    delivery.entries_drain(batch=1)
+    assert redis_on.llen(wakeups.queue_name(PUSH_QUEUE)) == 1
