@@ -486,9 +486,25 @@ def analysed_hands(rules: RuleSet, specials: frozenset, supers: frozenset) -> di
         if len(_HANDS) >= 100:
             _HANDS.clear()
         by_specials = _HANDS.setdefault(rules.key, {})
-        if len(by_specials) >= 100:
-            by_specials.clear()
-        return by_specials.setdefault(specials, {}).setdefault(supers, {})
+        by_supers = by_specials.get(specials)
+        if by_supers is None:
+            _drop_oldest(by_specials, CONTEXTS_KEPT)
+            by_supers = by_specials[specials] = {}
+        _drop_oldest(by_supers, CONTEXTS_KEPT)
+        hands = by_supers[supers] = {}
+        return hands
+
+
+# How many contexts keep their analysed hands, oldest out first: per rule set this many sets of
+# specials, each with this many sets of supers. A called card makes each deal a context of its own
+# (wuren, campus, lianzhong_classic) whose hands serve no other deal; kept by the hundred, they were
+# half the objects the garbage collector's full collections went through in random self-play.
+CONTEXTS_KEPT = 4
+
+
+def _drop_oldest(cache: dict, kept: int) -> None:
+    while len(cache) >= kept:
+        del cache[next(iter(cache))]  # dicts keep their insertion order
 
 
 def hand_plays(rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset) -> HandPlays:

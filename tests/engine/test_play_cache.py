@@ -60,3 +60,23 @@ def test_the_pass_check_never_hides_an_answer(name):
             legal = engine.legal_actions(state, seat)
             state, _ = engine.apply_action(state, seat, rng.choice(legal))
     assert said_no > 50
+
+
+@pytest.mark.parametrize("name", ["wuren", "campus"])
+def test_analysed_hands_of_past_deals_are_let_go(name):
+    """Each deal with a called card is a context of its own (plays.analysed_hands): only the last
+    CONTEXTS_KEPT contexts keep their hands, however many deals are played."""
+    from games.engine import plays
+
+    rules = engine.preset(name)
+    rng = random.Random(f"contexts {name}")
+    for seed in range(12):
+        state = engine.new_deal(rules, seed=300 + seed)
+        while state.phase not in ("over", "void"):
+            seat = rng.choice(engine.to_act(state))
+            state, _ = engine.apply_action(state, seat, rng.choice(engine.legal_actions(state, seat)))
+    by_specials = plays._HANDS[rules.key]
+    assert len(by_specials) <= plays.CONTEXTS_KEPT
+    assert all(len(by_supers) <= plays.CONTEXTS_KEPT for by_supers in by_specials.values())
+    kept = [hands for by_supers in by_specials.values() for hands in by_supers.values()]
+    assert all(len(hands) <= plays.HANDS_KEPT for hands in kept)

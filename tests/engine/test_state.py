@@ -61,3 +61,15 @@ def test_views_and_stored_json_hold_plain_strings(name):
     assert engine.from_json(stored) == state
     final = engine.final_view(state)
     assert all(type(action["type"]) is str for _, action in final["actions"])
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_evolve_copies_every_field(name):
+    """State.evolve (generated from the fields) is a new object equal to the original, field by field."""
+    rnd = random.Random(5)
+    state = engine.new_deal(engine.preset(name), seed=12)
+    while state.phase not in ENDED:
+        copy = state.evolve()
+        assert copy is not state and copy == state and _snapshot(copy) == _snapshot(state)
+        seat = rnd.choice(engine.to_act(state))
+        state, _ = engine.apply_action(state, seat, rnd.choice(engine.legal_actions(state, seat)))
