@@ -107,6 +107,9 @@ export function tablePage(root, gameId, go) {
   const s = { view: null, table: null, seq: 0, selected: new Set(), marks: [], next: null, closed: false };
   // What the hand and the buttons were last drawn from: most events change neither (another seat
   // played), so they are drawn again only when these change (docs/web-client.md "Tests and budgets").
+  // The view replaces its hand and legal actions when they change, never edits them: a draw whose
+  // arrays are the last draw's compares nothing more.
+  const handFrom = { hand: null, legal: null, called: null };
   let handDrawn = null;
   let actionsDrawn = null;
   let wasAsked = false;
@@ -210,9 +213,7 @@ export function tablePage(root, gameId, go) {
     draw();
   }
 
-  // Each part of the table is built again only when what it shows changed: an event changes a seat's
-  // count, its last play and whose countdown shows, and the page rebuilds only those few small nodes
-  // (bench/web_client.py's budget: CPU per received event).
+  // The header and the centre are built again only when what they show changed.
   const drawn = new Map();
   function patch(parent, slot, what, build) {
     const key = JSON.stringify(what);
@@ -224,57 +225,117 @@ export function tablePage(root, gameId, go) {
     drawn.set(slot, { key, node });
   }
 
-  // A seat's box is built once; its name, its facts (count, role, 托管, place), the last play or pass
-  // and its countdown are its parts.
-  const seatBoxes = [];
+  // A seat's box and its lines are built once: an event changes a seat's count, its last play and
+  // whose countdown runs, and the page rewrites those few nodes only, compared as strings (the
+  // browser's work per event: bench/web_client.py's CPU per received event). The countdown's line
+  // is always there, empty when it is not the seat's turn, so a turn that moves changes no box's size.
+  const seats = [];
   function drawSeat(seat) {
     const v = s.view;
     const me = mySeat();
-    let box = seatBoxes[seat];
-    if (!box) {
-      box = el("div", { "data-seat": seat });
-      seatBoxes[seat] = box;
-      grid.append(box);
+    let p = seats[seat];
+    if (!p) {
+      p = {
+        box: el("div", { "data-seat": seat }),
+        name: el("div", { class: "seat-name" }),
+        count: document.createTextNode(""),
+        facts: el("div", { class: "seat-facts" }),
+        last: el("div", { class: "seat-last" }),
+        clock: el("div", { class: "deadline" }),
+        shown: {},
+      };
+      p.facts.append(el("span", { class: "count" }, p.count));
+      p.box.append(p.name, p.facts, p.last, p.clock);
+      seats[seat] = p;
+      grid.append(p.box);
     }
+    const shown = p.shown;
     const position = (seat - (me === null ? 0 : me) + 5) % 5;
     const asked = (v.to_act || []).includes(seat) || !!(v.window && v.window.asked.includes(seat));
     const className = `seat pos-${position}${asked ? " turn" : ""}${seat === me ? " mine" : ""}`;
-    if (box.className !== className) box.className = className;
+    if (p.box.className !== className) p.box.className = className;
     const info = s.table && s.table.seats[seat].user;
     const bot = !!(info && info.is_bot);
     const name = v.players[seat] || "—";
-    patch(box, `seat-${seat}-name`, [name, bot], () =>
-      el("div", { class: "seat-name", title: name }, el("span", { class: "name-text" }, name),
-        bot ? el("span", { class: "badge" }, T.bot) : null));
-    const facts = [v.counts[seat], v.roles[seat], v.trustee[seat], v.places[seat]];
-    patch(box, `seat-${seat}-facts`, facts, () =>
-      el("div", { class: "seat-facts" },
-        el("span", { class: "count" }, `${v.counts[seat]} ${T.cards}`),
-        v.roles[seat] ? el("span", { class: `badge role role-${v.roles[seat]}` }, roleName(v.roles[seat])) : null,
+    if (shown.name !== name || shown.bot !== bot) {
+      Object.assign(shown, { name, bot });
+      p.name.title = name;
+      p.name.replaceChildren(el("span", { class: "name-text" }, name), ...(bot ? [el("span", { class: "badge" }, T.bot)] : []));
+    }
+    const count = `${v.counts[seat]} ${T.cards}`;
+    if (p.count.data !== count) p.count.data = count;
+    const badges = `${v.roles[seat] || ""} ${!!v.trustee[seat]} ${v.places[seat] || ""}`;
+    if (shown.badges !== badges) {
+      shown.badges = badges;
+      while (p.facts.childNodes.length > 1) p.facts.lastChild.remove();
+      const role = v.roles[seat];
+      p.facts.append(...[
+        role ? el("span", { class: `badge role role-${role}` }, roleName(role)) : null,
         v.trustee[seat] ? el("span", { class: "badge trustee" }, T.trustee) : null,
-        v.places[seat] ? el("span", { class: "badge" }, placeName(v.places[seat])) : null));
+        v.places[seat] ? el("span", { class: "badge" }, placeName(v.places[seat])) : null,
+      ].filter(Boolean));
+    }
     const mark = s.marks[seat];
-    patch(box, `seat-${seat}-last`, [mark], () =>
-      el("div", { class: "seat-last" },
-        mark === "pass" ? el("span", { class: "passed" }, actionName("pass")) : mark ? cardRow(mark) : null));
-    const deadline = asked ? v.deadline : null;
-    patch(box, `seat-${seat}-deadline`, [deadline], () =>
-      deadline ? el("div", { class: "deadline", "data-deadline": deadline }, countdown(deadline, T.deadline)) : null);
+    const markKey = Array.isArray(mark) ? mark.join(" ") : mark || "";
+    if (shown.mark !== markKey) {
+      shown.mark = markKey;
+      p.last.replaceChildren(
+        ...(mark === "pass" ? [el("span", { class: "passed" }, actionName("pass"))] : mark ? [cardRow(mark)] : []));
+    }
+    const deadline = (asked && v.deadline) || null;
+    if (shown.deadline !== deadline) {
+      shown.deadline = deadline;
+      setClock(p.clock, deadline, T.deadline);
+    }
   }
 
-  // The countdown's text: the seconds left, rounded up (a turn starts at its full count, and 0 is the
-  // deadline). The clock writes a node only when its number changed, so a second with nothing new
-  // asks the browser for no frame; a turn shorter than a second never makes one.
+  // The countdowns: a seat's while it is asked, and the next deal's. The text is the seconds left,
+  // rounded up (a turn starts at its full count, and 0 is the deadline). One timer, set for when the
+  // next number is due, and a second later the first time a countdown starts: a turn that ends within
+  // a second or two (most turns in a deal) costs no timer and no frame, and a longer one costs one
+  // text change a second (as a clock ticking every second showed it, up to a second late).
+  const clocks = new Set();
+  let clockTimer = 0;
   function countdown(deadline, unit) {
     const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
     return `${left} ${unit}`;
   }
 
+  function setClock(node, deadline, unit) {
+    if (deadline) {
+      node.dataset.deadline = deadline;
+      node.dataset.unit = unit;
+      node.textContent = countdown(deadline, unit);
+      clocks.add(node);
+      armClock(1000);
+    } else {
+      delete node.dataset.deadline;
+      node.textContent = "";
+      clocks.delete(node);
+    }
+  }
+
+  function armClock(later) {
+    clearTimeout(clockTimer);
+    const now = Date.now();
+    let due = Infinity;
+    for (const node of clocks) {
+      const left = Date.parse(node.dataset.deadline) - now;
+      if (left > 0) due = Math.min(due, left % 1000 || 1000);
+    }
+    if (due < Infinity) clockTimer = setTimeout(tick, due + later + 5);
+  }
+
   function tick() {
-    for (const node of root.querySelectorAll("[data-deadline]")) {
-      const text = countdown(node.dataset.deadline, node.dataset.unit || T.deadline);
+    for (const node of clocks) {
+      if (!node.isConnected) {
+        clocks.delete(node);
+        continue;
+      }
+      const text = countdown(node.dataset.deadline, node.dataset.unit);
       if (node.textContent !== text) node.textContent = text;
     }
+    armClock(0);
   }
 
   function chosen() {
@@ -506,6 +567,8 @@ export function tablePage(root, gameId, go) {
       }
       return;
     }
+    if (handFrom.hand === v.hand && handFrom.legal === v.legal_actions && handFrom.called === v.called_card) return;
+    Object.assign(handFrom, { hand: v.hand, legal: v.legal_actions, called: v.called_card });
     const handKey = JSON.stringify([v.hand, v.legal_actions, v.called_card]);
     if (handKey !== handDrawn) {
       handDrawn = handKey;
@@ -516,7 +579,6 @@ export function tablePage(root, gameId, go) {
       actionsDrawn = actionsKey;
       drawActions();
     }
-    tick();
   }
 
   function placeName(place) {
@@ -605,9 +667,9 @@ export function tablePage(root, gameId, go) {
       box.append(el("p", { id: "table-closed" }, T.table_closed, reason ? ` ${T[`closed_${reason}`] || reason}` : ""),
         el("a", { href: "/", "data-route": true, class: "button primary", id: "go-home" }, T.home));
     } else {
-      box.append(el("p", { id: "next-wait" }, T.waiting_deal, " ",
-        at ? el("span", { class: "deadline", "data-deadline": at, "data-unit": T.seconds }) : null));
-      tick();
+      const clock = el("span", { class: "deadline" });
+      box.append(el("p", { id: "next-wait" }, T.waiting_deal, " ", at ? clock : null));
+      if (at) setClock(clock, at, T.seconds);
     }
   }
 
@@ -663,7 +725,6 @@ export function tablePage(root, gameId, go) {
       fail(error);
     }
   })();
-  const timer = setInterval(tick, 1000);
   const keys = (event) => {
     const target = event.target;
     if (target.tagName === "INPUT" || target.tagName === "SELECT" || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -678,7 +739,7 @@ export function tablePage(root, gameId, go) {
   document.addEventListener("keydown", keys);
   return () => {
     stop.abort();
-    clearInterval(timer);
+    clearTimeout(clockTimer);
     document.removeEventListener("keydown", keys);
   };
 }
