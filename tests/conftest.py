@@ -19,11 +19,11 @@ def _transactional(item) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """xdist groups (tests/parallel.py): with `-n`, scripts/test runs `--dist loadgroup`, and each
-    process runs the groups it is given in the collection's order. A module's tests that flush the
-    database (transactional: migration data such as the `moderators` group goes with the flush) are a
-    group of their own, and every group that flushes comes after every group that does not, as
-    pytest-django orders a single process's run; the modules sharing a Redis database stay one group,
-    after the plain ones. First: pytest-xdist's own hook reads the marks into the node ids."""
+    process runs whole groups. A module's tests that flush the database (transactional) are a group
+    of their own apart from its other tests, so that a long module's flushing tests and the rest may
+    run on two processes; the modules sharing a Redis database stay one group. The order in which
+    groups are handed out is `_longest_groups_first`'s. Marked first: pytest-xdist's own hook reads
+    the marks into the node ids."""
     from pathlib import Path
 
     from tests.parallel import GROUP_OF, group_of
@@ -33,16 +33,34 @@ def pytest_collection_modifyitems(config, items):
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # one process: pytest-django's order alone
     root = Path(config.rootpath)
-    keys = {}
     for item in items:
         module = Path(item.path).relative_to(root).as_posix()
         flushes = _transactional(item)
         shared = module in GROUP_OF
         group = group_of(module) if shared or not flushes else f"{module}#flushes"
         item.add_marker(pytest.mark.xdist_group(group))
-        keys[item.nodeid] = (flushes, shared)
-    # pytest-django sorts after this (a stable sort on the same flushing test), keeping this order.
-    items.sort(key=lambda item: keys[item.nodeid])
+
+
+class _LongestGroupsFirst:
+    """Under xdist, the groups in the order a process should take them: longest first (tests/parallel.py
+    GROUP_SECONDS), each group's tests in the order pytest-django gave them. Last of the collection's
+    hooks, after pytest-django's sort; scripts/test runs with --no-loadscope-reorder, so xdist hands
+    the groups out in this order."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        from tests.parallel import group_seconds
+
+        def seconds(item) -> int:
+            mark = item.get_closest_marker("xdist_group")
+            return group_seconds(mark.args[0]) if mark else 0
+
+        items.sort(key=lambda item: -seconds(item))  # stable: a group's tests keep their order
+
+
+def pytest_configure(config):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        config.pluginmanager.register(_LongestGroupsFirst(), "longest-groups-first")
 
 
 def require_local_redis(url: str = "redis://127.0.0.1:6379/14") -> None:

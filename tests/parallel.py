@@ -51,3 +51,44 @@ GROUP_OF = {module: group for group, modules in SHARED_GROUPS.items() for module
 def group_of(module: str) -> str:
     """The xdist group of a test module given by its path from the repository's root."""
     return GROUP_OF.get(module, module)
+
+
+# The longest groups, in seconds of one run over two processes (scripts/test on a 2-core machine,
+# 2026-12-06, load average 5–9; pytest's --junitxml times summed per group). Under xdist each process
+# takes the next group whenever it is nearly idle, so the longest go first (tests/conftest.py) and
+# the many short ones fill in at the end; scripts/test passes --no-loadscope-reorder, without which
+# xdist orders groups by their number of tests and a long group of few tests (the start script's,
+# the browser's) started last and ran alone for minutes. Groups not named here are shorter than
+# 40 s and keep the collection's order after these. Round figures: only their order matters.
+GROUP_SECONDS = {
+    "tests/browser/test_web_client.py": 480,
+    "redis-11-12-15": 390,
+    "tests/api/test_no_leaks.py#flushes": 370,
+    "tests/contract/test_conformance.py": 350,
+    "redis-13": 200,
+    "tests/e2e/test_start_script.py": 190,
+    "redis-14": 160,
+    "tests/games/test_services.py": 150,
+    "tests/api/test_schema.py#flushes": 130,
+    "tests/tournaments/test_event.py": 110,
+    "tests/contract/test_typescript_client.py#flushes": 110,
+    "tests/matchmaking/test_deal_end_steps.py": 100,
+    "tests/games/test_replay.py": 80,
+    "tests/api/test_fuzz.py#flushes": 80,
+    "tests/contract/test_generated_client.py#flushes": 80,
+    "tests/games/test_rated_deals.py": 80,
+    "tests/moderation/test_admin_lookups.py": 80,
+    "tests/games/test_coming_back.py": 70,
+    "tests/faults/test_faults.py": 70,
+    "tests/browser/test_admin_moderation.py#flushes": 60,
+    "tests/matchmaking/test_matching.py": 60,
+    "tests/matchmaking/test_table_events.py": 60,
+    "tests/accounts/test_migrations.py#flushes": 50,
+    "tests/contract/test_quick_tour.py#flushes": 50,
+    "tests/ops/test_feed_client.py#flushes": 50,
+}
+
+
+def group_seconds(group: str) -> int:
+    """How long a group runs, as far as the order of handing groups out needs to know (0: short)."""
+    return GROUP_SECONDS.get(group, 0)

@@ -64,3 +64,51 @@ def test_xdist_workers_mark_each_test_with_its_group():
     assert f"{module}::test_every_bench_script_has_a_smoke_run@{GROUP_OF[module]}" in run.stdout, run.stdout[
         -2000:
     ]
+
+
+def test_every_timed_group_exists():
+    """GROUP_SECONDS names groups as tests/conftest.py makes them: a shared group's name, or a
+    module's path, with `#flushes` for its tests that flush the database."""
+    from tests.parallel import GROUP_SECONDS, SHARED_GROUPS
+
+    def exists(group: str) -> bool:
+        return group in SHARED_GROUPS or (ROOT / group.removesuffix("#flushes")).is_file()
+
+    assert [group for group in GROUP_SECONDS if not exists(group)] == []
+
+
+def test_the_longest_groups_are_handed_out_first():
+    """Under xdist the collection is sorted longest group first, each group's tests in their order
+    (xdist, with --no-loadscope-reorder, hands the groups out in the collection's order)."""
+    import pytest
+
+    from tests.conftest import _LongestGroupsFirst
+    from tests.parallel import GROUP_SECONDS
+
+    long_group, longer_group = sorted(GROUP_SECONDS, key=GROUP_SECONDS.get)[-2:]
+
+    class Item:
+        def __init__(self, name: str, group: str | None):
+            self.name = name
+            self.mark = pytest.mark.xdist_group(group).mark if group else None
+
+        def get_closest_marker(self, name: str):
+            return self.mark if name == "xdist_group" else None
+
+    items = [
+        Item("short 1", "tests/some_short_module.py"),
+        Item("long 1", long_group),
+        Item("unmarked", None),
+        Item("longer 1", longer_group),
+        Item("long 2", long_group),
+        Item("longer 2", longer_group),
+    ]
+    _LongestGroupsFirst().pytest_collection_modifyitems(items)
+    assert [item.name for item in items] == [
+        "longer 1",
+        "longer 2",
+        "long 1",
+        "long 2",
+        "short 1",
+        "unmarked",
+    ]
