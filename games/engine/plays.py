@@ -109,9 +109,13 @@ def values_of(codes, supers=frozenset()) -> tuple[int, ...]:
 
 class Choices:
     """Every choice of some cards from interchangeable kinds, as (codes, values high to low), the
-    empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals."""
+    empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals.
 
-    __slots__ = ("kinds", "kind_values", "items", "by_size", "sizes")
+    Tuples throughout, no lists: a Choices is kept (interned) and so outlives the garbage
+    collector's young generations, and a tuple of strings and ints is one the collector stops
+    watching, where each list would be one more container its full collections go through."""
+
+    __slots__ = ("kinds", "kind_values", "items", "codes", "by_size", "sizes")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
         items = []
@@ -124,13 +128,15 @@ class Choices:
             items.append((codes, tuple(sorted(values, reverse=True))))
         self.kinds = kinds
         self.kind_values = kind_values
-        self.items = items
+        self.items = tuple(items)
+        self.codes = tuple(codes for codes, _ in items)  # what a lead attaches, in listing order
         # Sizes ascending: a follower stops at the table's size. `items` come in product order,
         # where a larger choice of one kind can precede a smaller choice of another.
-        self.by_size: dict[int, list[tuple]] = {}
+        by_size: dict[int, list[tuple]] = {}
         for item in sorted(items, key=lambda item: len(item[0])):
-            self.by_size.setdefault(len(item[0]), []).append(item)
-        self.sizes = [(size, chosen) for size, chosen in self.by_size.items() if size]  # non-empty choices
+            by_size.setdefault(len(item[0]), []).append(item)
+        self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
+        self.sizes = tuple((size, chosen) for size, chosen in self.by_size.items() if size)  # non-empty choices
 
 
 def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
@@ -179,9 +185,9 @@ def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
     """Every play built on one rank (None: jokers alone): each choice of its naturals, and with each
     of them every choice of what attaches."""
     if naturals is None:
-        return [play_action(codes) for codes, _ in attach.items[1:]]
-    extras = [extra for extra, _ in attach.items]
-    return [play_action(extra + base) for base, _ in naturals.items[1:] for extra in extras]
+        return [play_action(codes) for codes in attach.codes[1:]]
+    extras = attach.codes
+    return [play_action(extra + base) for base in naturals.codes[1:] for extra in extras]
 
 
 # The analysed hands are kept a short while, oldest out first: a seat's next decisions reuse them,
