@@ -45,7 +45,8 @@ def compare_preset(other, name: str, seeds: int) -> tuple[int, int]:
             assert seats == other.to_act(theirs), (name, seed, len(state.log))
             seat = rng.choice(seats)
             legal = engine.legal_actions(state, seat)
-            assert _listing(legal) == _listing(other.legal_actions(theirs, seat)), (name, seed, len(state.log))
+            where = (name, seed, len(state.log))
+            assert _listing(legal) == _listing(other.legal_actions(theirs, seat)), where
             listings += 1
             action = legal[rng.randrange(len(legal))]
             state, events = engine.apply_action(state, seat, action)

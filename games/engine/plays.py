@@ -136,7 +136,7 @@ class Choices:
         for item in sorted(items, key=lambda item: len(item[0])):
             by_size.setdefault(len(item[0]), []).append(item)
         self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
-        self.sizes = tuple((size, chosen) for size, chosen in self.by_size.items() if size)  # non-empty choices
+        self.sizes = tuple((size, chosen) for size, chosen in self.by_size.items() if size)  # non-empty
 
 
 def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
