@@ -109,9 +109,13 @@ def values_of(codes, supers=frozenset()) -> tuple[int, ...]:
 
 class Choices:
     """Every choice of some cards from interchangeable kinds, as (codes, values high to low), the
-    empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals."""
+    empty choice first, also grouped by size: the attachable cards of a hand, or a rank's naturals.
 
-    __slots__ = ("kinds", "kind_values", "items", "by_size", "sizes")
+    Tuples throughout, no lists: a Choices is kept (interned) and so outlives the garbage
+    collector's young generations, and a tuple of strings and ints is one the collector stops
+    watching, where each list would be one more container its full collections go through."""
+
+    __slots__ = ("kinds", "kind_values", "items", "codes", "by_size", "sizes")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
         items = []
@@ -124,13 +128,15 @@ class Choices:
             items.append((codes, tuple(sorted(values, reverse=True))))
         self.kinds = kinds
         self.kind_values = kind_values
-        self.items = items
+        self.items = tuple(items)
+        self.codes = tuple(codes for codes, _ in items)  # what a lead attaches, in listing order
         # Sizes ascending: a follower stops at the table's size. `items` come in product order,
         # where a larger choice of one kind can precede a smaller choice of another.
-        self.by_size: dict[int, list[tuple]] = {}
+        by_size: dict[int, list[tuple]] = {}
         for item in sorted(items, key=lambda item: len(item[0])):
-            self.by_size.setdefault(len(item[0]), []).append(item)
-        self.sizes = [(size, chosen) for size, chosen in self.by_size.items() if size]  # non-empty choices
+            by_size.setdefault(len(item[0]), []).append(item)
+        self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
+        self.sizes = tuple((size, chosen) for size, chosen in self.by_size.items() if size)  # non-empty
 
 
 def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
@@ -153,67 +159,42 @@ def choices(kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]) ->
     return found
 
 
-_PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
-_PLAY_ACTIONS_LIMIT = 200000
+_set_type, _set_cards, _set_card = (Action.__dict__[name].__set__ for name in ("type", "cards", "card"))
+_new = object.__new__
+_PLAY = ActionType.PLAY
 
 
 def play_action(codes: tuple[str, ...]) -> Action:
-    """One shared Action per distinct play (they are immutable), so listing plays allocates little."""
-    found = _PLAY_ACTIONS.get(codes)
-    if found is None:
-        found = play_actions_of([codes])[0]
-    return found
+    """A new play, built field by field as a frozen dataclass's own __init__ would through
+    object.__setattr__, at a third of its cost.
 
-
-_set_type, _set_cards, _set_card = (Action.__dict__[name].__set__ for name in ("type", "cards", "card"))
-
-
-def play_actions_of(code_tuples: list[tuple[str, ...]]) -> list[Action]:
-    """`play_action` for many plays at once (a laowang leader's hand lists hundreds): look-ups in
-    one C-level pass, then the plays seen for the first time are created. They are built field by
-    field, as a frozen dataclass's own __init__ would through object.__setattr__, at half its cost."""
-    cache = _PLAY_ACTIONS
-    actions = list(map(cache.get, code_tuples))
-    if len(cache) + len(actions) >= _PLAY_ACTIONS_LIMIT:
-        cache.clear()
-    new = object.__new__
-    play = ActionType.PLAY
-    for index, action in enumerate(actions):
-        if action is None:
-            codes = code_tuples[index]
-            action = actions[index] = cache[codes] = new(Action)
-            _set_type(action, play)
-            _set_cards(action, codes)
-            _set_card(action, None)
-    return actions
-
-
-_LEADS: dict[tuple, list[Action]] = {}
-# The per-rank lead lists and the analysed hands are kept a short while, oldest out first: a seat's
-# next decisions reuse them, and an object kept longer than about a hundred decisions is promoted to
-# the garbage collector's old generation, whose full collections then come sooner (with caches of
-# 100,000 lists and 20,000 hands they cost a sixth of random self-play's time; bench/engine_selfplay.py).
-LEADS_KEPT = 1024
-HANDS_KEPT = 256
+    Plays are made anew at every listing, neither interned nor kept: a laowang lead lists hundreds
+    of plays a hand of 40-odd cards can make with 2s and jokers attached, and its plays hardly recur
+    (random laowang self-play still met a new one every other decision after 500,000 decisions, and
+    kept them by the 100,000 in a dict, the plays of 200,000). Kept, each was a lookup in a
+    dict too large for the processor's caches and an object promoted to the garbage collector's old
+    generation; made and dropped within one decision, the memory of one listing serves the next."""
+    action = _new(Action)
+    _set_type(action, _PLAY)
+    _set_cards(action, codes)
+    _set_card(action, None)
+    return action
 
 
 def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
-    """Every play built on one rank (None: jokers alone), shared by all hands with these cards.
-    Keyed by the Choices objects themselves: they are interned, so identity is equality here."""
+    """Every play built on one rank (None: jokers alone): each choice of its naturals, and with each
+    of them every choice of what attaches."""
+    if naturals is None:
+        return [play_action(codes) for codes in attach.codes[1:]]
+    extras = attach.codes
+    return [play_action(extra + base) for base in naturals.codes[1:] for extra in extras]
 
-    def build() -> list[Action]:
-        if naturals is None:
-            return play_actions_of([codes for codes, _ in attach.items[1:]])
-        extras = [extra for extra, _ in attach.items]
-        return play_actions_of([extra + base for base, _ in naturals.items[1:] for extra in extras])
 
-    key = (naturals, attach)
-    found = _LEADS.get(key)
-    if found is None:
-        if len(_LEADS) >= LEADS_KEPT:
-            del _LEADS[next(iter(_LEADS))]  # the oldest: dicts keep their insertion order
-        found = _LEADS[key] = build()
-    return found
+# The analysed hands are kept a short while, oldest out first: a seat's next decisions reuse them,
+# and an object kept longer than about a hundred decisions is promoted to the garbage collector's
+# old generation, whose full collections then come sooner (with a cache of 20,000 hands they cost a
+# sixth of random self-play's time; bench/engine_selfplay.py).
+HANDS_KEPT = 256
 
 
 def _split_kinds(codes: tuple[str, ...], specials: frozenset) -> tuple[tuple[str, ...], ...]:
@@ -238,7 +219,7 @@ class HandPlays:
     # not a list of triples: a hand analysed is kept (cached) and so outlives the garbage
     # collector's young generations, and every long-lived container makes its full collections
     # come sooner (they were a quarter of self-play's time).
-    __slots__ = ("values", "naturals", "attaches", "jokers", "bombs", "hand_size", "must_last", "_leads")
+    __slots__ = ("values", "naturals", "attaches", "jokers", "bombs", "hand_size", "must_last")
 
     def __init__(self, rules: RuleSet, hand: tuple[str, ...], specials: frozenset, supers: frozenset):
         plain_hand = tuple(c for c in hand if c not in supers) if supers else hand
@@ -278,7 +259,6 @@ class HandPlays:
         self.attaches = attaches
         self.hand_size = hand_size
         self.must_last = rules.must_last
-        self._leads: list[Action] | None = None
         self.bombs = bombs
 
     def after_play(self, rules: RuleSet, hand: tuple[str, ...], played: tuple[str, ...], specials: frozenset,
@@ -315,17 +295,16 @@ class HandPlays:
         return derived
 
     def lead_actions(self) -> list[Action]:
-        if self._leads is None:
-            out: list[Action] = []
-            for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
-                plays = _rank_leads(naturals, attach)
-                if value == self.must_last:  # 憋6 / 憋三: only as the last play
-                    plays = [a for a in plays if len(a.cards) == self.hand_size]
-                out += plays
-            if len(self.jokers.items) > 1:
-                out += _rank_leads(None, self.jokers)
-            self._leads = out
-        return self._leads
+        """Built at every call, not kept (see `play_action`)."""
+        out: list[Action] = []
+        for value, naturals, attach in zip(self.values, self.naturals, self.attaches):
+            plays = _rank_leads(naturals, attach)
+            if value == self.must_last:  # 憋6 / 憋三: only as the last play
+                plays = [a for a in plays if len(a.cards) == self.hand_size]
+            out += plays
+        if len(self.jokers.items) > 1:
+            out += _rank_leads(None, self.jokers)
+        return out
 
     def answers(self, rules: RuleSet, table_values: tuple[int, ...], table_is_bomb: bool) -> list[Action]:
         """Every play that beats `table_values` (a bomb on the table: none)."""

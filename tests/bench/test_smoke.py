@@ -21,6 +21,7 @@ REDIS_DB = os.environ.get("BENCH_SMOKE_REDIS_DB", "11")
 # script -> (tiny arguments, a line of its figures it must print)
 TINY = {
     "engine_selfplay.py": (["--seconds", "0.1", "--rounds", "1"], "decisions/s"),
+    "engine_listings.py": (["--seeds", "1", "--preset", "weihai"], "listings identical"),
     "bot_strength.py": (["--deals", "2", "--presets", "weihai", "--processes", "1"], "weihai"),
     "matcher.py": (["--sizes", "5", "--plan", "20"], "planning alone"),
     "tournament.py": (
