@@ -531,6 +531,36 @@ def test_hard_searches_nothing_for_a_single_legal_action(monkeypatch):
     assert engine.bot_action(engine.bot_view(state, seat), level="hard", rng=random.Random(0)) == PASS
 
 
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_hard_searches_its_answers_before_play_only_where_that_gained(name, monkeypatch):
+    """lianzhong_simple, lianzhong_classic and pagat search every pre-play answer with a choice
+    (docs/bots.md "Before play"); the other presets answer as the normal bot, sampling no world."""
+
+    class Searched(Exception):
+        pass
+
+    def before_play(self, rng, budget):
+        raise Searched
+
+    monkeypatch.setattr(searching.Deducer, "before_play", before_play)
+    searches = name in ("lianzhong_simple", "lianzhong_classic", "pagat")
+    asked = 0
+    for seed in range(3):
+        state = engine.new_deal(engine.preset(name), seed=seed)
+        while state.phase not in ENDED and state.phase != "play":
+            seat = engine.to_act(state)[0]
+            view = engine.bot_view(state, seat)
+            if len(view["legal_actions"]) > 1:
+                asked += 1
+                if searches:
+                    with pytest.raises(Searched):
+                        engine.bot_action(view, level="hard", rng=random.Random(0))
+                else:
+                    assert engine.bot_action(view, level="hard", rng=random.Random(0)) == engine.bot_action(view)
+            state = act(state, seat, engine.bot_action(engine.seat_view(state, seat)))
+    assert asked > 0
+
 def _first_play_view(name, seed, seat):
     """The bot view of `seat` when play starts (normal bots before)."""
     state = engine.new_deal(engine.preset(name), seed=seed)

@@ -763,8 +763,9 @@ BEFORE_PLAY = frozenset(
 )
 ANSWER_COST = 150  # a normal answer of another seat in a world costs about this many rollout decisions
 # The presets whose pre-play decisions `hard` searches: those where it gained on the tuning deals
-# (docs/bots.md "Before play"); elsewhere it answers before play as `normal` does.
-SEARCH_BEFORE_PLAY = frozenset(("lianzhong_simple", "lianzhong_classic"))
+# (docs/bots.md "Before play"; pagat: in both halves of its tuning deals 0-199, where any one
+# declaration doubles the deal); elsewhere it answers before play as `normal` does.
+SEARCH_BEFORE_PLAY = frozenset(("lianzhong_simple", "lianzhong_classic", "pagat"))
 # Before play, another answer than the normal bot's needs this many times `SURE` standard errors of
 # gain: these answers move a whole deal (a solo is worth ±24), and the rollout judges them from the
 # first card on.
