@@ -1,28 +1,14 @@
-// Cards drawn with CSS and inline SVG (no image files, no fonts needed for the suits). No import of
-// ui.js: the admin's replay (matchmaking/static/matchmaking/admin_replay.js) draws cards on a page
-// without the client's strings, and then a card is named in English.
-const SVG = "http://www.w3.org/2000/svg";
-const SUIT_PATHS = {
-  S: "M12 2C9 7 3 9.5 3 14a4.3 4.3 0 0 0 7.6 2.7L9 22h6l-1.6-5.3A4.3 4.3 0 0 0 21 14c0-4.5-6-7-9-12Z",
-  H: "M12 21.5 3.2 12.6A5.2 5.2 0 0 1 12 5.4a5.2 5.2 0 0 1 8.8 7.2Z",
-  C: "M12 2.5a4.3 4.3 0 0 1 3.3 7A4.3 4.3 0 1 1 13.5 17L15 22H9l1.5-5a4.3 4.3 0 1 1-1.8-7.5A4.3 4.3 0 0 1 12 2.5Z",
-  D: "M12 2 20 12 12 22 4 12Z",
-};
+// Cards drawn with CSS: a box holding its rank as text, its suit an SVG background image of the
+// stylesheet (web/static/web/style.css `.suit-S` …), so no font is needed for the suits. One element
+// a card, no inline <svg>: every card an event draws is styled, laid out and painted, and an inline
+// SVG is three more elements and a paint-property node of its own (docs/web-client.md "Tests and
+// budgets"). No import of ui.js: the admin's replay (matchmaking/static/matchmaking/admin_replay.js)
+// draws cards on a page without the client's strings, and then a card is named in English.
 const SUIT_NAMES = { S: "♠", H: "♥", C: "♣", D: "♦" };
 const RANK_LABEL = { T: "10" };
 const JOKERS = { BJ: "大王", SJ: "小王", "BJ*": "大王", "SJ*": "小王" };
 
 export const isJoker = (code) => code in JOKERS;
-
-function suitIcon(suit) {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  const path = document.createElementNS(SVG, "path");
-  path.setAttribute("d", SUIT_PATHS[suit]);
-  svg.append(path);
-  return svg;
-}
 
 export function cardLabel(code) {
   if (isJoker(code)) return code.endsWith("*") ? `${JOKERS[code]}*` : JOKERS[code];
@@ -69,10 +55,7 @@ export function card(code, { onClick, small = false, called = null } = {}) {
   }
   if (isJoker(code)) {
     element.classList.add("joker", code.startsWith("B") ? "big" : "little");
-    const name = document.createElement("span");
-    name.className = "joker-name";
-    name.textContent = JOKERS[code];
-    element.append(name);
+    element.append(JOKERS[code]);
     if (code.endsWith("*")) {
       element.classList.add("marked");
       const mark = document.createElement("span");
@@ -82,11 +65,8 @@ export function card(code, { onClick, small = false, called = null } = {}) {
     }
   } else {
     const suit = code[1];
-    element.classList.add(suit === "H" || suit === "D" ? "red" : "black");
-    const rank = document.createElement("span");
-    rank.className = "rank";
-    rank.textContent = RANK_LABEL[code[0]] || code[0];
-    element.append(rank, suitIcon(suit));
+    element.classList.add(suit === "H" || suit === "D" ? "red" : "black", `suit-${suit}`);
+    element.append(RANK_LABEL[code[0]] || code[0]);
   }
   if (called && code === called) {
     // The called guard card (特王 in campus): worth more than its face while the deal lasts.

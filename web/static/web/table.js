@@ -213,7 +213,7 @@ export function tablePage(root, gameId, go) {
     draw();
   }
 
-  // The header and the centre are built again only when what they show changed.
+  // The header is built again only when what it shows changed.
   const drawn = new Map();
   function patch(parent, slot, what, build) {
     const key = JSON.stringify(what);
@@ -287,6 +287,24 @@ export function tablePage(root, gameId, go) {
       shown.deadline = deadline;
       setClock(p.clock, deadline, T.deadline);
     }
+  }
+
+  // The centre's box is built once, after the seats (it is read after them), and its lines again
+  // when what they show changed: the box keeps its fixed size, so a new trick lays out and repaints
+  // that box alone, never the grid around it (a new grid item would lay out the table).
+  const center = el("div", { class: "center", id: "center" });
+  let centerDrawn = null;
+  function drawCenter() {
+    const v = s.view;
+    const owner = v.table ? v.players[v.table.seat] || `#${v.table.seat}` : null;
+    const key = JSON.stringify([owner, v.table, v.called_card]);
+    if (key === centerDrawn) return;
+    centerDrawn = key;
+    if (!center.isConnected) grid.append(center);
+    center.replaceChildren(
+      el("div", { class: "label" }, owner ? `${T.table_label}: ${owner}` : T.table_label),
+      v.table ? cardRow(v.table.cards) : el("span", { class: "empty" }, T.nothing),
+      ...(v.called_card ? [el("div", { class: "called-note" }, actionName("call"), " ", cardRow([v.called_card]))] : []));
   }
 
   // The countdowns: a seat's while it is asked, and the next deal's. The text is the seconds left,
@@ -550,11 +568,7 @@ export function tablePage(root, gameId, go) {
         v.multiplier > 1 ? el("span", { class: "badge" }, `×${v.multiplier}`) : null,
         el("strong", { class: "turn-note", id: "turn-note" }, asked ? ` ${T.your_turn}` : "")));
     for (const seat of [0, 1, 2, 3, 4]) drawSeat(seat);
-    const owner = v.table ? v.players[v.table.seat] || `#${v.table.seat}` : null;
-    patch(grid, "center", [owner, v.table, v.called_card], () => el("div", { class: "center", id: "center" },
-      el("div", { class: "label" }, owner ? `${T.table_label}: ${owner}` : T.table_label),
-      v.table ? cardRow(v.table.cards) : el("span", { class: "empty" }, T.nothing),
-      v.called_card ? el("div", { class: "called-note" }, actionName("call"), " ", cardRow([v.called_card])) : null));
+    drawCenter();
     const title = `${asked ? "● " : ""}${T.title}`;
     if (document.title !== title) document.title = title;
     if (asked && !wasAsked) say(T.your_turn);
