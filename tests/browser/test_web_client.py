@@ -221,13 +221,16 @@ def test_a_moderator_steps_a_reported_deals_replay_to_its_end(service, screensho
     game_id, token = _a_finished_deal(service)
     game = webclient.api(service.url, "GET", f"games/{game_id}/final", token)
     table = webclient.api(service.url, "GET", f"tables/{game['table_id']}", token)
-    reported_seat = next(s["seat"] for s in table["seats"] if s["user"]["is_bot"])
+    # A bot of that deal, by its seat in the deal: the table may have moved on since (past the return
+    # time a bot takes the seat of the player, who left his browser), so its seats are not the deal's.
+    seated = {s["user"]["username"]: s["user"] for s in table["seats"] if s.get("user")}
+    reported_seat, reported = next(
+        (seat, seated[name])
+        for seat, name in enumerate(game["players"])
+        if name in seated and seated[name]["is_bot"]
+    )
     report = webclient.api(
-        service.url,
-        "POST",
-        "reports",
-        token,
-        {"user": table["seats"][reported_seat]["user"]["id"], "game": game_id, "reason": "cheating"},
+        service.url, "POST", "reports", token, {"user": reported["id"], "game": game_id, "reason": "cheating"}
     )
     service.manage(
         "shell",
