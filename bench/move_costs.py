@@ -131,7 +131,8 @@ def main() -> None:
         return (*one_deal_table(staff, players, rng, args.preset), 0)
 
     game, state, version = new_table()
-    feed_after = 0
+    # Each follower reads his own feed from his own cursor (a cursor past a feed's end is refused).
+    feed_after = dict.fromkeys(range(5), 0)
     done = 0
     warmup = 20
     while done < args.moves + warmup:
@@ -148,7 +149,8 @@ def main() -> None:
         measured(name, post)
         state, _ = engine.apply_action(state, seat, action)
         version += 1
-        follower = players[(seat + 1) % 5]
+        follower_seat = (seat + 1) % 5
+        follower = players[follower_seat]
         last_seq = follower.get(f"/api/v1/games/{game}/events").json()["last_seq"]
         measured(
             "poll" if done >= warmup else "warm-up",
@@ -158,9 +160,9 @@ def main() -> None:
         )
         feed = measured(
             "feed" if done >= warmup else "warm-up",
-            lambda f=follower, a=feed_after: f.get("/api/v1/me/events", {"after": a}),
+            lambda f=follower, a=feed_after[follower_seat]: f.get("/api/v1/me/events", {"after": a}),
         )
-        feed_after = 0 if done % 20 == 0 else feed.json()["last_seq"] - 1
+        feed_after[follower_seat] = 0 if done % 20 == 0 else feed.json()["last_seq"] - 1
         measured(
             "view" if done >= warmup else "warm-up", lambda f=follower, g=game: f.get(f"/api/v1/games/{g}")
         )
