@@ -500,6 +500,9 @@ def _known_partners(state: State, side: list[int]) -> list[list[bool]]:
     return knows
 
 
+AFTER = tuple(tuple((seat + step) % 5 for step in range(1, 6)) for seat in range(5))  # ends with seat
+
+
 class Rollout:
     """A deal played to the end on card *values* alone (no codes, no view, no copies of the State),
     by the normal bot's main habits in every seat (it picks the normal bot's play in about nine
@@ -543,8 +546,7 @@ class Rollout:
 
     def _next_holder(self, seat: int) -> int:
         size = self.size
-        for step in range(1, 6):
-            other = (seat + step) % 5
+        for other in AFTER[seat]:
             if size[other]:
                 return other
         return seat
@@ -576,18 +578,23 @@ class Rollout:
             value = min(ranks)
         return (value,) * naturals[value]
 
-    def _follow(self, seat: int) -> tuple[int, ...] | None:
-        owner, table = self.table
+    def _follow(self, seat: int, owner: int, table: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The answer to `owner`'s `table` (None: pass). The answers are ranked (the first kind found
+        wins): a whole set of naturals, the highest; a set made up with jokers, the cheapest in
+        joker control and then the lowest rank; a set broken (only when urgent), the lowest rank;
+        jokers alone (only when urgent)."""
         if self.knows[seat][owner]:
             return None
-        rules = self.rules
         need = len(table)
         naturals, jokers = self.naturals[seat], self.jokers[seat]
         size = self.size
-        urgent = size[seat] == need or 0 < size[owner] <= NEARLY_OUT or self._danger(seat) <= NEARLY_OUT
-        best, best_key = None, None
+        danger = self.smallest[self.side[seat]]  # _danger(seat), inlined: 2 million calls a search
+        urgent = size[seat] == need or 0 < size[owner] <= NEARLY_OUT or danger <= NEARLY_OUT
         top, lowest = table[0], table[-1]
         must_last = self.must_last
+        spare = len(jokers)
+        whole = broken = None
+        mixed = []
         # A whole set of naturals beats a play of its size exactly when its rank is above the play's
         # highest card (pairwise beating; under 烤牌 naturals alone never beat jokers), so those
         # answers need no call to the engine's beating rules; answers with a joker do.
@@ -595,26 +602,38 @@ class Rollout:
             if value <= lowest or value == must_last:
                 continue
             if count == need:
-                if value > top and (best_key is None or (0, -value) < best_key):
-                    best, best_key = (value,) * need, (0, -value)
+                if value > top and (whole is None or value > whole):
+                    whole = value
             elif count > need:
-                if urgent and value > top and (best_key is None or (2, value) < best_key):
-                    best, best_key = (value,) * need, (2, value)
-            elif count + len(jokers) >= need:
-                spent = jokers[: need - count]
-                cost = sum(JOKER_CONTROL[j] for j in spent)
-                if cost > JOKER_ANSWER_COST and not urgent:
-                    continue
-                key = (1, cost, value)
-                if best_key is None or key < best_key:
-                    answer = tuple(sorted(spent, reverse=True)) + (value,) * count
-                    if is_valid_play(rules, answer) and beats_values(rules, answer, table):
-                        best, best_key = answer, key
-        if best is None and urgent and len(jokers) >= need:
+                if urgent and value > top and (broken is None or value < broken):
+                    broken = value
+            elif count + spare >= need:
+                mixed.append((value, count))
+        if whole is not None:
+            return (whole,) * need
+        if mixed:
+            costs = {}
+            ranked = []
+            for value, count in mixed:
+                short = need - count
+                cost = costs.get(short)
+                if cost is None:
+                    cost = costs[short] = sum(JOKER_CONTROL[j] for j in jokers[:short])
+                if cost <= JOKER_ANSWER_COST or urgent:
+                    ranked.append((cost, value, count))
+            ranked.sort()
+            rules = self.rules
+            for _, value, count in ranked:
+                answer = tuple(sorted(jokers[: need - count], reverse=True)) + (value,) * count
+                if is_valid_play(rules, answer) and beats_values(rules, answer, table):
+                    return answer
+        if broken is not None:
+            return (broken,) * need
+        if urgent and spare >= need:
             answer = tuple(sorted(jokers[:need], reverse=True))
-            if beats_values(rules, answer, table):
-                best = answer
-        return best
+            if beats_values(self.rules, answer, table):
+                return answer
+        return None
 
     def run(self, budget: list[int]) -> None:
         """Play on until the holders left are all on one side (their order among themselves changes
@@ -622,19 +641,21 @@ class Rollout:
         `budget[0]`. The holders left take the places after the last one out in seat order, as the
         engine does."""
         size, side, left, smallest = self.size, self.side, self.left, self.smallest
+        table, passed, turn = self.table, self.passed, self.turn
+        decisions = 0
         while left[0] and left[1]:
-            seat = self.turn
-            budget[0] -= 1
-            if self.table is None:
+            seat = turn
+            decisions += 1
+            if table is None:
                 play = self._lead(seat)
             else:
-                play = self._follow(seat)
+                play = self._follow(seat, table[0], table[1])
             if play is None:
-                self.passed.add(seat)
+                passed.add(seat)
             else:
                 self._remove(seat, play)
-                self.table = (seat, play)
-                self.passed = set()
+                table = (seat, play)
+                passed = set()
                 n = size[seat]
                 if not n:
                     self.out += 1
@@ -646,17 +667,21 @@ class Rollout:
             # The turn flow (docs/rules.md §1 "Turn flow"): the next seat still holding cards, the
             # trick back to its owner when everyone else passed, or to the seat after an owner who
             # went out (接风) once every holder passed.
-            owner = self.table[0]
-            following = self._next_holder(seat)
+            owner = table[0]
+            for following in AFTER[seat]:
+                if size[following]:
+                    break
             if size[owner]:
                 if following == owner:
-                    self.table, self.passed, self.turn = None, set(), owner
+                    table, passed, turn = None, set(), owner
                 else:
-                    self.turn = following
-            elif all(s in self.passed for s in range(5) if size[s]):
-                self.table, self.passed, self.turn = None, set(), self._next_holder(owner)
+                    turn = following
+            elif all(s in passed for s in range(5) if size[s]):
+                table, passed, turn = None, set(), self._next_holder(owner)
             else:
-                self.turn = following
+                turn = following
+        budget[0] -= decisions
+        self.table, self.passed, self.turn = table, passed, turn
         for s in range(5):
             if size[s] and self.places[s] is None:
                 self.out += 1
