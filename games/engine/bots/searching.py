@@ -552,14 +552,26 @@ class Rollout:
         return seat
 
     def _remove(self, seat: int, values: tuple[int, ...]) -> None:
-        naturals, jokers = self.naturals[seat], self.jokers[seat]
-        for value in values:
-            if value >= JOKER_FLOOR:
-                jokers.remove(value)
+        """Take a play's values (sorted high to low, as every play here is) out of `seat`'s hand."""
+        naturals = self.naturals[seat]
+        first = values[0]
+        if first == values[-1] and first < JOKER_FLOOR:  # a whole set of naturals, most plays
+            left = naturals[first] - len(values)
+            if left:
+                naturals[first] = left
             else:
-                naturals[value] -= 1
-                if not naturals[value]:
-                    del naturals[value]
+                del naturals[first]
+        else:
+            jokers = self.jokers[seat]
+            for value in values:
+                if value >= JOKER_FLOOR:
+                    jokers.remove(value)
+                else:
+                    left = naturals[value] - 1
+                    if left:
+                        naturals[value] = left
+                    else:
+                        del naturals[value]
         self.size[seat] -= len(values)
 
     def _danger(self, seat: int) -> int:
@@ -567,7 +579,7 @@ class Rollout:
 
     def _lead(self, seat: int) -> tuple[int, ...]:
         naturals = self.naturals[seat]
-        ranks = [v for v in naturals if v != self.must_last]
+        ranks = naturals if self.must_last not in naturals else [v for v in naturals if v != self.must_last]
         if not ranks:  # jokers and must-last cards only: they go out together
             return tuple(
                 sorted([v for v, n in naturals.items() for _ in range(n)] + self.jokers[seat], reverse=True)
@@ -593,8 +605,7 @@ class Rollout:
         top, lowest = table[0], table[-1]
         must_last = self.must_last
         spare = len(jokers)
-        whole = broken = None
-        mixed = []
+        whole = broken = mixed = None
         # A whole set of naturals beats a play of its size exactly when its rank is above the play's
         # highest card (pairwise beating; under 烤牌 naturals alone never beat jokers), so those
         # answers need no call to the engine's beating rules; answers with a joker do.
@@ -608,6 +619,8 @@ class Rollout:
                 if urgent and value > top and (broken is None or value < broken):
                     broken = value
             elif count + spare >= need:
+                if mixed is None:
+                    mixed = []
                 mixed.append((value, count))
         if whole is not None:
             return (whole,) * need
@@ -676,7 +689,7 @@ class Rollout:
                     table, passed, turn = None, set(), owner
                 else:
                     turn = following
-            elif all(s in passed for s in range(5) if size[s]):
+            elif not any(size[s] and s not in passed for s in range(5)):
                 table, passed, turn = None, set(), self._next_holder(owner)
             else:
                 turn = following
