@@ -9,8 +9,8 @@ through the value mapping it passes in.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import groupby, product
-from operator import gt
+from itertools import groupby
+from operator import gt, lt
 
 from .cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE
 from .rules import RuleSet
@@ -118,25 +118,34 @@ class Choices:
     __slots__ = ("kinds", "kind_values", "items", "codes", "by_size", "sizes")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
-        items = []
-        for counts in product(*(range(len(codes) + 1) for codes in kinds)):
-            codes: tuple[str, ...] = ()
-            values: tuple[int, ...] = ()
-            for kind, value, count in zip(kinds, kind_values, counts):
-                codes += kind[:count]
-                values += (value,) * count
-            items.append((codes, tuple(sorted(values, reverse=True))))
+        # In product order (the first kind's count changes slowest), built kind by kind: every
+        # choice so far, extended by none up to all cards of the next kind. Most Choices are one
+        # rank's naturals, a single kind, whose choices this makes without a loop per choice.
+        items = [((), ())]
+        for kind, value in zip(kinds, kind_values):
+            takes = [(kind[:count], (value,) * count) for count in range(len(kind) + 1)]
+            items = [(codes + more, values + more_values)
+                     for codes, values in items for more, more_values in takes]
+        if any(map(lt, kind_values, kind_values[1:])):  # values high to low within each choice
+            items = [(codes, tuple(sorted(values, reverse=True))) for codes, values in items]
         self.kinds = kinds
         self.kind_values = kind_values
         self.items = tuple(items)
-        self.codes = tuple(codes for codes, _ in items)  # what a lead attaches, in listing order
+        self.codes = tuple([codes for codes, _ in items])  # what a lead attaches, in listing order
         # Sizes ascending: a follower stops at the table's size. `items` come in product order,
         # where a larger choice of one kind can precede a smaller choice of another.
-        by_size: dict[int, list[tuple]] = {}
-        for item in sorted(items, key=lambda item: len(item[0])):
-            by_size.setdefault(len(item[0]), []).append(item)
-        self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
-        self.sizes = tuple((size, chosen) for size, chosen in self.by_size.items() if size)  # non-empty
+        if len(kinds) > 1:
+            by_size: dict[int, list[tuple]] = {}
+            for item in sorted(items, key=_codes_size):  # stable: product order within a size
+                by_size.setdefault(len(item[0]), []).append(item)
+            self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
+        else:  # one kind: one choice of each size, in ascending order already
+            self.by_size = {len(item[0]): (item,) for item in items}
+        self.sizes = tuple([(size, chosen) for size, chosen in self.by_size.items() if size])  # non-empty
+
+
+def _codes_size(item: tuple) -> int:
+    return len(item[0])
 
 
 def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
