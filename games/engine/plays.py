@@ -168,14 +168,13 @@ def choices(kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]) ->
     return found
 
 
-_set_type, _set_cards, _set_card = (Action.__dict__[name].__set__ for name in ("type", "cards", "card"))
-_new = object.__new__
+_tuple_new = tuple.__new__
 _PLAY = ActionType.PLAY
 
 
 def play_action(codes: tuple[str, ...]) -> Action:
-    """A new play, built field by field as a frozen dataclass's own __init__ would through
-    object.__setattr__, at a third of its cost.
+    """A new play: `Action(PLAY, codes)` without the Python-level `__new__` of a named tuple
+    (`_rank_leads` inlines the same call).
 
     Plays are made anew at every listing, neither interned nor kept: a laowang lead lists hundreds
     of plays a hand of 40-odd cards can make with 2s and jokers attached, and its plays hardly recur
@@ -183,20 +182,17 @@ def play_action(codes: tuple[str, ...]) -> Action:
     kept them by the 100,000 in a dict, the plays of 200,000). Kept, each was a lookup in a
     dict too large for the processor's caches and an object promoted to the garbage collector's old
     generation; made and dropped within one decision, the memory of one listing serves the next."""
-    action = _new(Action)
-    _set_type(action, _PLAY)
-    _set_cards(action, codes)
-    _set_card(action, None)
-    return action
+    return _tuple_new(Action, (_PLAY, codes, None))
 
 
 def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
     """Every play built on one rank (None: jokers alone): each choice of its naturals, and with each
     of them every choice of what attaches."""
     if naturals is None:
-        return [play_action(codes) for codes in attach.codes[1:]]
+        return [_tuple_new(Action, (_PLAY, codes, None)) for codes in attach.codes[1:]]
     extras = attach.codes
-    return [play_action(extra + base) for base in naturals.codes[1:] for extra in extras]
+    return [_tuple_new(Action, (_PLAY, extra + base, None))  # play_action, inlined: no call per play
+            for base in naturals.codes[1:] for extra in extras]
 
 
 # The analysed hands are kept a short while, oldest out first: a seat's next decisions reuse them,
