@@ -118,9 +118,13 @@ class Choices:
     __slots__ = ("kinds", "kind_values", "items", "codes", "by_size", "sizes")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
+        self.kinds = kinds
+        self.kind_values = kind_values
+        if len(kinds) == 1:
+            self._one_kind(kinds[0], kind_values[0])
+            return
         # In product order (the first kind's count changes slowest), built kind by kind: every
-        # choice so far, extended by none up to all cards of the next kind. Most Choices are one
-        # rank's naturals, a single kind, whose choices this makes without a loop per choice.
+        # choice so far, extended by none up to all cards of the next kind.
         items = [((), ())]
         for kind, value in zip(kinds, kind_values):
             takes = [(kind[:count], (value,) * count) for count in range(len(kind) + 1)]
@@ -128,20 +132,30 @@ class Choices:
                      for codes, values in items for more, more_values in takes]
         if any(map(lt, kind_values, kind_values[1:])):  # values high to low within each choice
             items = [(codes, tuple(sorted(values, reverse=True))) for codes, values in items]
-        self.kinds = kinds
-        self.kind_values = kind_values
         self.items = tuple(items)
         self.codes = tuple([codes for codes, _ in items])  # what a lead attaches, in listing order
         # Sizes ascending: a follower stops at the table's size. `items` come in product order,
         # where a larger choice of one kind can precede a smaller choice of another.
-        if len(kinds) > 1:
-            by_size: dict[int, list[tuple]] = {}
-            for item in sorted(items, key=_codes_size):  # stable: product order within a size
-                by_size.setdefault(len(item[0]), []).append(item)
-            self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
-        else:  # one kind: one choice of each size, in ascending order already
-            self.by_size = {len(item[0]): (item,) for item in items}
+        by_size: dict[int, list[tuple]] = {}
+        for item in sorted(items, key=_codes_size):  # stable: product order within a size
+            by_size.setdefault(len(item[0]), []).append(item)
+        self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
         self.sizes = tuple([(size, chosen) for size, chosen in self.by_size.items() if size])  # non-empty
+
+    def _one_kind(self, kind: tuple[str, ...], value: int) -> None:
+        """The same for a single kind (most Choices: one rank's naturals, whose codes rarely recur
+        across deals, so each deal makes them anew): one choice of each size, in ascending order,
+        in one loop at half the instructions of the general construction."""
+        items = [((), ())]
+        by_size = {0: (items[0],)}
+        for count in range(1, len(kind) + 1):
+            item = (kind[:count], (value,) * count)
+            items.append(item)
+            by_size[count] = (item,)
+        self.items = tuple(items)
+        self.codes = tuple([codes for codes, _ in items])
+        self.by_size = by_size
+        self.sizes = tuple(by_size.items())[1:]
 
 
 def _codes_size(item: tuple) -> int:
