@@ -9,8 +9,8 @@ through the value mapping it passes in.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import groupby, product
-from operator import gt
+from itertools import groupby
+from operator import gt, lt
 
 from .cards import BASE_VALUE, BJ_VALUE, SJ_VALUE, SUPER_VALUE, TWO_VALUE
 from .rules import RuleSet
@@ -118,25 +118,48 @@ class Choices:
     __slots__ = ("kinds", "kind_values", "items", "codes", "by_size", "sizes")
 
     def __init__(self, kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]):
-        items = []
-        for counts in product(*(range(len(codes) + 1) for codes in kinds)):
-            codes: tuple[str, ...] = ()
-            values: tuple[int, ...] = ()
-            for kind, value, count in zip(kinds, kind_values, counts):
-                codes += kind[:count]
-                values += (value,) * count
-            items.append((codes, tuple(sorted(values, reverse=True))))
         self.kinds = kinds
         self.kind_values = kind_values
+        if len(kinds) == 1:
+            self._one_kind(kinds[0], kind_values[0])
+            return
+        # In product order (the first kind's count changes slowest), built kind by kind: every
+        # choice so far, extended by none up to all cards of the next kind.
+        items = [((), ())]
+        for kind, value in zip(kinds, kind_values):
+            takes = [(kind[:count], (value,) * count) for count in range(len(kind) + 1)]
+            items = [(codes + more, values + more_values)
+                     for codes, values in items for more, more_values in takes]
+        if any(map(lt, kind_values, kind_values[1:])):  # values high to low within each choice
+            items = [(codes, tuple(sorted(values, reverse=True))) for codes, values in items]
         self.items = tuple(items)
-        self.codes = tuple(codes for codes, _ in items)  # what a lead attaches, in listing order
+        self.codes = tuple([codes for codes, _ in items])  # what a lead attaches, in listing order
         # Sizes ascending: a follower stops at the table's size. `items` come in product order,
         # where a larger choice of one kind can precede a smaller choice of another.
         by_size: dict[int, list[tuple]] = {}
-        for item in sorted(items, key=lambda item: len(item[0])):
+        for item in sorted(items, key=_codes_size):  # stable: product order within a size
             by_size.setdefault(len(item[0]), []).append(item)
         self.by_size = {size: tuple(chosen) for size, chosen in by_size.items()}
-        self.sizes = tuple((size, chosen) for size, chosen in self.by_size.items() if size)  # non-empty
+        self.sizes = tuple([(size, chosen) for size, chosen in self.by_size.items() if size])  # non-empty
+
+    def _one_kind(self, kind: tuple[str, ...], value: int) -> None:
+        """The same for a single kind (most Choices: one rank's naturals, whose codes rarely recur
+        across deals, so each deal makes them anew): one choice of each size, in ascending order,
+        in one loop at half the instructions of the general construction."""
+        items = [((), ())]
+        by_size = {0: (items[0],)}
+        for count in range(1, len(kind) + 1):
+            item = (kind[:count], (value,) * count)
+            items.append(item)
+            by_size[count] = (item,)
+        self.items = tuple(items)
+        self.codes = tuple([codes for codes, _ in items])
+        self.by_size = by_size
+        self.sizes = tuple(by_size.items())[1:]
+
+
+def _codes_size(item: tuple) -> int:
+    return len(item[0])
 
 
 def _bounded_cache_get(cache: dict, key, build, limit: int = 100000):
@@ -159,14 +182,13 @@ def choices(kinds: tuple[tuple[str, ...], ...], kind_values: tuple[int, ...]) ->
     return found
 
 
-_set_type, _set_cards, _set_card = (Action.__dict__[name].__set__ for name in ("type", "cards", "card"))
-_new = object.__new__
+_tuple_new = tuple.__new__
 _PLAY = ActionType.PLAY
 
 
 def play_action(codes: tuple[str, ...]) -> Action:
-    """A new play, built field by field as a frozen dataclass's own __init__ would through
-    object.__setattr__, at a third of its cost.
+    """A new play: `Action(PLAY, codes)` without the Python-level `__new__` of a named tuple
+    (`_rank_leads` inlines the same call).
 
     Plays are made anew at every listing, neither interned nor kept: a laowang lead lists hundreds
     of plays a hand of 40-odd cards can make with 2s and jokers attached, and its plays hardly recur
@@ -174,20 +196,17 @@ def play_action(codes: tuple[str, ...]) -> Action:
     kept them by the 100,000 in a dict, the plays of 200,000). Kept, each was a lookup in a
     dict too large for the processor's caches and an object promoted to the garbage collector's old
     generation; made and dropped within one decision, the memory of one listing serves the next."""
-    action = _new(Action)
-    _set_type(action, _PLAY)
-    _set_cards(action, codes)
-    _set_card(action, None)
-    return action
+    return _tuple_new(Action, (_PLAY, codes, None))
 
 
 def _rank_leads(naturals: Choices | None, attach: Choices) -> list[Action]:
     """Every play built on one rank (None: jokers alone): each choice of its naturals, and with each
     of them every choice of what attaches."""
     if naturals is None:
-        return [play_action(codes) for codes in attach.codes[1:]]
+        return [_tuple_new(Action, (_PLAY, codes, None)) for codes in attach.codes[1:]]
     extras = attach.codes
-    return [play_action(extra + base) for base in naturals.codes[1:] for extra in extras]
+    return [_tuple_new(Action, (_PLAY, extra + base, None))  # play_action, inlined: no call per play
+            for base in naturals.codes[1:] for extra in extras]
 
 
 # The analysed hands are kept a short while, oldest out first: a seat's next decisions reuse them,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from unittest import mock
 
 import pytest
 
@@ -73,3 +74,24 @@ def test_evolve_copies_every_field(name):
         assert copy is not state and copy == state and _snapshot(copy) == _snapshot(state)
         seat = rnd.choice(engine.to_act(state))
         state, _ = engine.apply_action(state, seat, rnd.choice(engine.legal_actions(state, seat)))
+
+
+def test_an_action_is_immutable_and_equal_only_to_an_action_of_the_same_fields():
+    """docs/engine.md "Functions": `Action` kept the frozen dataclass's value semantics when it
+    became a named tuple (a listed play is built without its constructor, plays.py `play_action`)."""
+    from games.engine.plays import play_action
+
+    action = engine.Action(engine.ActionType.PLAY, ("9S", "9H"))
+    listed = play_action(("9S", "9H"))
+    assert listed == action and not listed != action
+    assert hash(listed) == hash(action) and {listed, action} == {action}
+    assert type(listed) is engine.Action
+    assert (listed.type, listed.cards, listed.card) == ("play", ("9S", "9H"), None)
+    plain = ("play", ("9S", "9H"), None)
+    assert action != plain and not action == plain and plain != action and not plain == action
+    assert action == mock.ANY and not action != mock.ANY
+    assert action != engine.Action(engine.ActionType.PLAY, ("9S",)) and action != engine.Action("pass")
+    assert engine.Action("pass") == engine.Action(engine.ActionType.PASS)  # a str enum: the plain string
+    with pytest.raises(AttributeError):
+        action.cards = ("BJ",)
+    assert action.to_dict() == {"type": "play", "cards": ["9S", "9H"], "card": None}
