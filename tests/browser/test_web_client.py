@@ -376,7 +376,10 @@ def test_bench_web_client_smoke(service):
     assert figures["view_bytes"] < figures["first_load_bytes"] < bench.FIRST_LOAD_BUDGET
     assert figures["events"] > 0 and figures["busy_ms"] > 0
     assert figures["main_cpu_ms"] > 0  # the new measure: the main thread's CPU time
+    # The floor page read the same deal's stream with the client's reader, at the same time.
+    assert figures["floor_events"] > 0 and figures["floor_cpu_ms_per_event"] > 0
     assert "KB over the wire" in bench.report(figures) and "new measure" in bench.report(figures)
+    assert "the table less the floor" in bench.report(figures)
 
 
 def test_the_client_applies_a_tricks_events_as_the_engine_does(service):
