@@ -7,7 +7,7 @@ against the whole service as `scripts/start` runs it (tests/browser/live.py):
 * CPU per received event while the page follows a deal played by the server (the guest's seat on
   托管), divided by the events the deal's log gained meanwhile. Budget 2 ms, on what the table
   itself costs: the main thread's CPU less the floor's (below; since 2026-12-06, when the floor
-  measured 1.4-1.5 ms an event on the development machine, so that no page drawing each event met
+  measured 1.4-1.6 ms an event on the development machine, so that no page drawing each event met
   2 ms whole). Every measure is printed, from Chromium's performance metrics (DevTools'
   Performance.getMetrics):
   - the old one (the only one until 2026-12-06): the main thread's task time (`TaskDuration`), all
