@@ -102,7 +102,7 @@ def _remember_encoded(log: tuple, encoded: list) -> None:
 
 # Decoded actions by their stored form, shared (an Action is immutable): a state read in another
 # web worker than the one that saved it (most moves, with several) decodes its whole log again, and
-# building 300 Actions (then frozen dataclasses) was most of reading a state. Emptied whole when full.
+# building 300 Actions was most of reading a state. Emptied whole when full.
 _DECODED_ACTIONS_MAX = 50_000
 _decoded_actions: dict[tuple, Action] = {}
 

@@ -600,7 +600,7 @@ class Rollout:
         need = len(table)
         naturals, jokers = self.naturals[seat], self.jokers[seat]
         size = self.size
-        danger = self.smallest[self.side[seat]]  # _danger(seat), inlined: 2 million calls a search
+        danger = self.smallest[self.side[seat]]  # _danger(seat), inlined: called at every rollout answer
         urgent = size[seat] == need or 0 < size[owner] <= NEARLY_OUT or danger <= NEARLY_OUT
         top, lowest = table[0], table[-1]
         must_last = self.must_last
